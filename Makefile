@@ -1,0 +1,33 @@
+# The two set-up commands: `make demo` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install whenever pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/zatre demo
+
+# pytest exits 5 when it collects no test: that is not a failure of the build.
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check zatre_vision tests benchmarks
+	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+bench: $(VENV)/.installed
+	$(BIN)/zatre bench rules
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

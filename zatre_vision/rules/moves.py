@@ -1,0 +1,160 @@
+"""Move generation and a best-move evaluator that values the score sheet.
+
+``legal_placements`` yields exactly the placements that ``check_turn`` accepts for a
+known hand: as many tiles as can be placed, with as few non-scoring light cells as
+possible. ``best_move`` ranks them by what they do to the sheet, not by raw points:
+completing a bonus row or earning a cross is worth more than a lone 12.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .board import CELLS, DOWN, NAMES, RIGHT, START, Board, cell_index
+from .search import (
+    Placement,
+    iter_placements,
+    largest_placeable,
+    placement_nonscoring_light,
+)
+from .sheet import SUMS, ScoreSheet, printed_bonus
+from .turn import TurnResult, score_lines
+
+
+def _first(board: Board, first_turn: bool | None) -> bool:
+    return board.count == 0 if first_turn is None else first_turn
+
+
+def legal_index_placements(board: Board, hand: Sequence[int],
+                           first_turn: bool | None = None) -> list[Placement]:
+    """Every legal placement for ``hand`` as index tuples (see module doc)."""
+    first = _first(board, first_turn)
+    size = largest_placeable(board, hand, first)
+    if size == 0:
+        return [()]
+    candidates = list(iter_placements(board, hand, size, first))
+    counts = [placement_nonscoring_light(board, p) for p in candidates]
+    fewest = min(counts)
+    return [p for p, n in zip(candidates, counts, strict=True) if n == fewest]
+
+
+def legal_placements(board: Board, hand: Sequence[int],
+                     first_turn: bool | None = None) -> list[dict[str, int]]:
+    """Every legal placement for ``hand``, as ``{cell name: value}`` dicts.
+
+    An empty dict alone means nothing can be placed (the turn passes).
+    """
+    return [{NAMES[i]: v for i, v in p} for p in legal_index_placements(board, hand, first_turn)]
+
+
+def max_value_at(values: list[int], index: int) -> int:
+    """The largest tile (0..6) that fits on empty cell ``index`` by the 12 limit alone."""
+    worst = 0
+    for step in (RIGHT, DOWN):
+        s = 0
+        j = index - step
+        while values[j]:
+            s += values[j]
+            j -= step
+        j = index + step
+        while values[j]:
+            s += values[j]
+            j += step
+        worst = max(worst, s)
+    return max(0, min(6, 12 - worst))
+
+
+def cell_hints(board: Board) -> dict[str, int]:
+    """For every cell a tile may touch now, the largest value it still takes (1..6)."""
+    if board.count == 0:
+        return {NAMES[START]: 6}
+    out = {}
+    for i in sorted(board.frontier()):
+        m = max_value_at(board.values, i)
+        if m:
+            out[NAMES[i]] = m
+    return out
+
+
+def placeable_values(board: Board) -> set[int]:
+    """Values that could be placed alone somewhere. A set of tiles none of which can be
+    placed alone cannot be placed at all (a first tile always goes down alone)."""
+    if board.count == 0:
+        return {1, 2, 3, 4, 5, 6}
+    best = max((max_value_at(board.values, i) for i in board.frontier()), default=0)
+    return set(range(1, best + 1))
+
+
+# -- valuing a move by the sheet ----------------------------------------------------
+
+#: Rough worth of a box still to fill, by column: what a later turn will probably write.
+EXPECTED_ENTRY = {10: 1.2, 11: 2.2, 12: 4.5}
+
+
+def sheet_value(sheet: ScoreSheet) -> float:
+    """The sheet's total plus a discounted share of what its open rows can still make.
+
+    A row with more boxes filled is closer to its bonus; a crossed row doubles what
+    it will still earn. Both make a cross or a completing entry worth more than its
+    face value.
+    """
+    value = float(sheet.rows_total)
+    for number in range(1, sheet.row_count + 2):
+        row = sheet.row(number)
+        if row.complete:
+            continue
+        missing = [s for s in SUMS if row.entries[s] is None]
+        future = sum(EXPECTED_ENTRY[s] for s in missing) + printed_bonus(number)
+        chance = 0.55 ** len(missing)
+        value += future * chance * (2 if row.crossed else 1)
+    return value
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    placed: dict[str, int]
+    result: TurnResult
+    value: float
+
+
+def evaluate(board: Board, placement: Placement, sheet: ScoreSheet) -> RankedMove:
+    """Score one legal placement and value the sheet it would leave."""
+    values = list(board.values)
+    for i, v in placement:
+        values[i] = v
+    lines, points, crosses = score_lines(values, [i for i, _ in placement])
+    placed = {NAMES[i]: v for i, v in placement}
+    result = TurnResult(placed=placed, legal=True, lines=lines, points=points, crosses=crosses)
+    after = sheet.copy()
+    after.enter(points, crosses)
+    return RankedMove(placed, result, sheet_value(after) - sheet_value(sheet))
+
+
+def ranked_moves(board: Board, hand: Sequence[int], sheet: ScoreSheet,
+                 first_turn: bool | None = None) -> list[RankedMove]:
+    """Every legal move, best first (ties broken by cell names for determinism)."""
+    moves = [evaluate(board, p, sheet) for p in legal_index_placements(board, hand, first_turn)]
+    moves.sort(key=lambda m: (-m.value, sorted(m.placed.items())))
+    return moves
+
+
+def best_move(board: Board, hand: Sequence[int], sheet: ScoreSheet,
+              first_turn: bool | None = None) -> RankedMove:
+    return ranked_moves(board, hand, sheet, first_turn)[0]
+
+
+__all__ = [
+    "CELLS",
+    "RankedMove",
+    "best_move",
+    "cell_hints",
+    "cell_index",
+    "evaluate",
+    "legal_index_placements",
+    "legal_placements",
+    "max_value_at",
+    "placeable_values",
+    "ranked_moves",
+    "sheet_value",
+]
