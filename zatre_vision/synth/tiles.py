@@ -1,0 +1,188 @@
+"""Tiles: rounded squares with dice pips, drawn as top-face sprites on the board plane.
+
+A tile's pose is its value, a quarter-turn ``k`` (0..3, counter-clockwise as seen from
+above; it matters for 2, 3 and 6), a small extra angle and an offset within its cell.
+The top face is shifted by parallax (the tile has a height), the sides are filled as the
+hull between foot and top, and the shadow is accumulated into a separate mask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .config import TileConfig
+
+#: Pip centres in [-1, 1] tile coordinates (x right, y down), standard dice layout.
+_A = 0.52
+PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0, 0),),
+    2: ((-_A, -_A), (_A, _A)),
+    3: ((-_A, -_A), (0, 0), (_A, _A)),
+    4: ((-_A, -_A), (_A, -_A), (-_A, _A), (_A, _A)),
+    5: ((-_A, -_A), (_A, -_A), (0, 0), (-_A, _A), (_A, _A)),
+    6: ((-_A, -_A), (-_A, 0), (-_A, _A), (_A, -_A), (_A, 0), (_A, _A)),
+}
+
+
+@dataclass(frozen=True)
+class TilePose:
+    value: int
+    quarter: int          # 0..3 quarter turns
+    angle_deg: float      # extra small turn
+    du: float             # offset within the cell, grid units
+    dv: float
+
+    @property
+    def total_angle(self) -> float:
+        return 90.0 * self.quarter + self.angle_deg
+
+
+@dataclass(frozen=True)
+class TileStyle:
+    colour: tuple[float, float, float]
+    ceramic: bool
+    size: float           # side in cells
+    radius: float         # corner radius, fraction of side
+    height: float         # thickness in cells
+    pip_radius: float
+    pip_colour: tuple[int, int, int]
+
+
+def sample_style(rng: np.random.Generator, cfg: TileConfig) -> TileStyle:
+    base = np.asarray(cfg.colours[int(rng.integers(len(cfg.colours)))], np.float64)
+    colour = np.clip(base + rng.normal(0, cfg.colour_jitter, 3), 120, 255)
+    return TileStyle(
+        colour=tuple(float(c) for c in colour),
+        ceramic=bool(rng.random() < cfg.ceramic_probability),
+        size=float(rng.uniform(*cfg.size)),
+        radius=float(rng.uniform(*cfg.corner_radius)),
+        height=float(rng.uniform(*cfg.height)),
+        pip_radius=float(rng.uniform(*cfg.pip_radius)),
+        pip_colour=cfg.pip_colours[int(rng.integers(len(cfg.pip_colours)))],
+    )
+
+
+def sample_pose(rng: np.random.Generator, cfg: TileConfig, value: int) -> TilePose:
+    return TilePose(value, int(rng.integers(4)), float(rng.uniform(*cfg.angle_deg)),
+                    float(rng.uniform(*cfg.offset)), float(rng.uniform(*cfg.offset)))
+
+
+class TileSprites:
+    """Top-face sprites (BGR float32 + alpha) of one style at ``ppc`` pixels per cell."""
+
+    def __init__(self, style: TileStyle, ppc: float):
+        self.style = style
+        self.side_px = style.size * ppc
+        ss = 3
+        n = int(np.ceil(self.side_px)) + 4
+        self.n = n
+        m = n * ss
+        c = (m - 1) / 2.0
+        half = self.side_px * ss / 2.0
+        ys, xs = np.mgrid[0:m, 0:m].astype(np.float32)
+        px, py = xs - c, ys - c
+        r = style.radius * self.side_px * ss
+        qx, qy = np.abs(px) - half + r, np.abs(py) - half + r
+        sdf = (np.hypot(np.maximum(qx, 0), np.maximum(qy, 0))
+               + np.minimum(np.maximum(qx, qy), 0) - r)          # < 0 inside
+        alpha = np.clip(0.5 - sdf, 0, 1)
+        bevel_w = (0.07 if style.ceramic else 0.11) * self.side_px * ss
+        edge = np.clip(1 + sdf / bevel_w, 0, 1)                  # 1 at the rim, 0 inside
+        # light from the top left: the top and left bevel brighter, bottom right darker
+        gx, gy = np.sign(px) * (np.abs(px) > np.abs(py)), np.sign(py) * (np.abs(py) >= np.abs(px))
+        slope = -(gx + gy) * 0.5
+        shade = 1.0 + edge ** 1.5 * (0.12 * slope - 0.18)
+        dome = 1.0 - 0.05 * ((px ** 2 + py ** 2) / (half ** 2))
+        body = np.asarray(style.colour, np.float32)[None, None, :] * (shade * dome)[:, :, None]
+        if style.ceramic:
+            spec = np.exp(-(((px + 0.3 * half) ** 2 + (py + 0.35 * half) ** 2) / (0.35 * half) ** 2))
+            body = body + 25.0 * spec[:, :, None]
+        self._body = cv2.resize(body, (n, n), interpolation=cv2.INTER_AREA)
+        self.alpha = cv2.resize(alpha, (n, n), interpolation=cv2.INTER_AREA)
+        self._pips: dict[tuple[int, int], np.ndarray] = {}
+        self._pip_masks: dict[int, np.ndarray] = {}
+        self._m, self._c, self._half = m, c, half
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def _pip_mask(self, value: int) -> np.ndarray:
+        if value not in self._pip_masks:
+            m, c, half = self._m, self._c, self._half
+            mask = np.zeros((m, m), np.float32)
+            rad = self.style.pip_radius * 2 * half
+            for x, y in PIPS[value]:
+                centre = (int(round((c + x * half * 0.82) * 16)),
+                          int(round((c + y * half * 0.82) * 16)))
+                cv2.circle(mask, centre, int(round(rad * 16)), 1.0, -1, cv2.LINE_AA, 4)
+            n = self.n
+            self._pip_masks[value] = cv2.resize(mask, (n, n), interpolation=cv2.INTER_AREA)
+        return self._pip_masks[value]
+
+    def face(self, value: int, quarter: int) -> np.ndarray:
+        """BGR float32 top face for ``value`` turned by ``quarter`` quarter turns."""
+        key = (value, quarter % 4)
+        if key not in self._cache:
+            pm = np.rot90(self._pip_mask(value), quarter % 4)[:, :, None]
+            pip = np.asarray(self.style.pip_colour, np.float32)
+            # pips are hollows: a darker rim on the lit side
+            face = self._body * (1 - pm) + pip * pm
+            self._cache[key] = np.ascontiguousarray(face, np.float32)
+        return self._cache[key]
+
+
+def _square(cx: float, cy: float, side: float, angle_deg: float) -> np.ndarray:
+    a = np.deg2rad(angle_deg)
+    ca, sa = np.cos(a), np.sin(a)
+    h = side / 2
+    pts = np.array([[-h, -h], [h, -h], [h, h], [-h, h]], np.float64)
+    rot = np.array([[ca, sa], [-sa, ca]])
+    return pts @ rot.T + [cx, cy]
+
+
+def draw_tile(canvas: np.ndarray, shadow: np.ndarray, sprites: TileSprites, pose: TilePose,
+              centre_px: tuple[float, float], top_shift_px: tuple[float, float], top_scale: float,
+              shadow_px: tuple[float, float], shadow_scale: float) -> None:
+    """Draw one tile into ``canvas`` (float32 BGR, board plane) and its shadow mask.
+
+    ``top_shift_px`` / ``top_scale`` place the top face where the camera sees it on the
+    plane (parallax of the tile height); ``shadow_px`` is the shadow's displacement.
+    ``shadow`` has 1/``shadow_scale`` of the canvas resolution.
+    """
+    st = sprites.style
+    cx, cy = centre_px
+    angle = pose.total_angle
+    foot = _square(cx, cy, sprites.side_px, angle)
+    top = _square(cx + top_shift_px[0], cy + top_shift_px[1], sprites.side_px * top_scale, angle)
+    sh = np.vstack([foot, foot + shadow_px]) / shadow_scale
+    cv2.fillConvexPoly(shadow, cv2.convexHull(np.round(sh * 4).astype(np.int32)), 1.0,
+                       cv2.LINE_AA, 2)
+    hull = cv2.convexHull(np.round(np.vstack([foot, top]) * 4).astype(np.int32))
+    side_col = tuple(float(c) * 0.62 for c in st.colour)
+    cv2.fillConvexPoly(canvas, hull, side_col, cv2.LINE_AA, 2)
+    # top face: rotate the sprite by the small angle about its centre into the canvas
+    face = sprites.face(pose.value, pose.quarter)
+    n = sprites.n
+    tx, ty = cx + top_shift_px[0], cy + top_shift_px[1]
+    size = int(np.ceil(n * top_scale * 1.5)) + 2
+    x0, y0 = int(np.floor(tx - size / 2)), int(np.floor(ty - size / 2))
+    m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), pose.angle_deg, top_scale)
+    m[0, 2] += tx - x0 - (n - 1) / 2
+    m[1, 2] += ty - y0 - (n - 1) / 2
+    h, w = canvas.shape[:2]
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + size), min(h, y0 + size)
+    if xb <= xa or yb <= ya:
+        return
+    m[0, 2] -= xa - x0
+    m[1, 2] -= ya - y0
+    fw = cv2.warpAffine(face, m, (xb - xa, yb - ya), flags=cv2.INTER_LINEAR)
+    aw = cv2.warpAffine(sprites.alpha, m, (xb - xa, yb - ya), flags=cv2.INTER_LINEAR)[:, :, None]
+    roi = canvas[ya:yb, xa:xb]
+    roi *= 1 - aw
+    roi += fw * aw
+
+
+def held_tile_patch(sprites: TileSprites, value: int, quarter: int) -> tuple[np.ndarray, np.ndarray]:
+    """Face and alpha of a tile for drawing in image space (a tile in the fingers)."""
+    return sprites.face(value, quarter), sprites.alpha
