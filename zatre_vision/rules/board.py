@@ -230,12 +230,16 @@ def line_cells(first: int, length: int, step: int) -> list[int]:
 def lines_through(values: list[int], cells: Iterable[int]) -> list[tuple[tuple[int, ...], int]]:
     """Every line (run of two or more tiles) through any of ``cells``, once each.
 
+    Empty cells among ``cells`` are skipped.
+
     Returns ``(cells of the line, sum)`` pairs, ordered by the line's first cell,
     rows before columns.
     """
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, tuple[int, ...], int]] = []
     for i in cells:
+        if not values[i]:
+            continue
         for order, step in ((0, RIGHT), (1, DOWN)):
             first, n, s = run_through(values, i, step)
             if n >= 2 and (first, step) not in seen:

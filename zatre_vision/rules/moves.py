@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .board import CELLS, DOWN, NAMES, RIGHT, START, Board, cell_index
+from .board import DOWN, NAMES, RIGHT, START, Board
 from .search import (
     Placement,
     iter_placements,
@@ -90,24 +90,28 @@ def placeable_values(board: Board) -> set[int]:
 
 #: Rough worth of a box still to fill, by column: what a later turn will probably write.
 EXPECTED_ENTRY = {10: 1.2, 11: 2.2, 12: 4.5}
+#: Rough chance that one open box of a row gets filled before the game ends.
+FILL_CHANCE = 0.55
 
 
 def sheet_value(sheet: ScoreSheet) -> float:
-    """The sheet's total plus a discounted share of what its open rows can still make.
+    """The sheet's total plus what its open rows can still add beyond their entries.
 
-    A row with more boxes filled is closer to its bonus; a crossed row doubles what
-    it will still earn. Both make a cross or a completing entry worth more than its
-    face value.
+    Entries will come anyway; what a move can change is how likely each row is to
+    earn its printed bonus (more likely the fewer boxes it misses) and how much of
+    what is still to come will be doubled (a crossed row with open boxes). So a move
+    that completes a bonus row or earns a cross is worth more than its face value.
     """
     value = float(sheet.rows_total)
-    for number in range(1, sheet.row_count + 2):
+    for number in range(1, sheet.row_count + 1):
         row = sheet.row(number)
         if row.complete:
             continue
         missing = [s for s in SUMS if row.entries[s] is None]
-        future = sum(EXPECTED_ENTRY[s] for s in missing) + printed_bonus(number)
-        chance = 0.55 ** len(missing)
-        value += future * chance * (2 if row.crossed else 1)
+        chance = FILL_CHANCE ** len(missing)
+        mult = 2 if row.crossed else 1
+        value += chance * printed_bonus(number) * mult
+        value += (mult - 1) * FILL_CHANCE * sum(EXPECTED_ENTRY[s] for s in missing)
     return value
 
 
@@ -145,11 +149,9 @@ def best_move(board: Board, hand: Sequence[int], sheet: ScoreSheet,
 
 
 __all__ = [
-    "CELLS",
     "RankedMove",
     "best_move",
     "cell_hints",
-    "cell_index",
     "evaluate",
     "legal_index_placements",
     "legal_placements",

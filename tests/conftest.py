@@ -1,0 +1,15 @@
+import subprocess
+import sys
+
+import pytest
+
+
+def run_zatre(*args: str, input: str | None = None, cwd=None) -> subprocess.CompletedProcess:
+    """Run the real `zatre` command in a subprocess (as a user would)."""
+    return subprocess.run([sys.executable, "-m", "zatre_vision", *args], input=input,
+                          capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def zatre():
+    return run_zatre

@@ -1,0 +1,119 @@
+"""The ``zatre`` command.
+
+JSON goes to standard output; messages and progress to standard error. Exit status
+0 on success, 2 on bad input with a one-line reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import InputError, run_guarded
+
+
+class ZatreGroup(click.Group):
+    """A click group whose errors are one line each and whose crashes are caught."""
+
+    def main(self, *args, **kwargs):  # noqa: D401 - click API
+        kwargs["standalone_mode"] = False
+        return run_guarded(lambda: super(ZatreGroup, self).main(*args, **kwargs))
+
+
+@click.group(cls=ZatreGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="zatre-vision")
+def main() -> None:
+    """Zatre Vision: reads a Zatre board with a camera and keeps the score."""
+
+
+def read_json_file(path: str) -> object:
+    """Decode a JSON file ('-' for standard input); InputError on any problem."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+
+
+def emit_json(obj: object, indent: int | None) -> None:
+    click.echo(json.dumps(obj, indent=indent, ensure_ascii=False))
+
+
+@main.command()
+@click.argument("game", metavar="GAME.json")
+@click.option("--indent", type=click.IntRange(0, 8), default=None,
+              help="Pretty-print the JSON with this indent.")
+def score(game: str, indent: int | None) -> None:
+    """Replay a recorded game through the rules engine and print turns and sheets."""
+    from .rules.record import RecordError, score_record
+
+    data = read_json_file(game)
+    try:
+        result = score_record(data)
+    except RecordError as exc:
+        raise InputError(f"{game}: {exc}") from None
+    emit_json(result, indent)
+
+
+@main.command()
+@click.option("--players", default="Ann,Ben", show_default=True,
+              help="Comma-separated player names (2 to 6).")
+@click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")
+@click.option("--strategy", type=click.Choice(["greedy", "random"]), default="greedy",
+              show_default=True)
+@click.option("--delay", type=click.FloatRange(0, 10), default=0.6, show_default=True,
+              help="Seconds between turns.")
+def demo(players: str, seed: int | None, strategy: str, delay: float) -> None:
+    """Play a simulated game in the terminal, turn by turn."""
+    from .terminal_demo import run_demo
+
+    names = [p.strip() for p in players.split(",") if p.strip()]
+    if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
+        raise InputError("--players needs 2 to 6 different names")
+    run_demo(names, seed, strategy, delay)
+
+
+@main.group()
+def bench() -> None:
+    """Benchmarks; each writes its results file under benchmarks/results/."""
+
+
+@bench.command("rules")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/rules.json", show_default=True)
+@click.option("--positions", type=click.IntRange(5, 500), default=40, show_default=True)
+def bench_rules(out: str, positions: int) -> None:
+    """Move generation and turn checking on mid-game boards (one core)."""
+    from .bench.rules_bench import run_rules_benchmark
+
+    result = run_rules_benchmark(positions=positions, progress=True)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
+def _register_optional_commands() -> None:
+    """Commands that live in their own subpackages."""
+    try:
+        from .synth.cli import synth
+    except ImportError:
+        return
+    main.add_command(synth)
+
+
+_register_optional_commands()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""One-line errors for the command line: bad input exits 2, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+import click
+
+#: Exit status for bad input (contracts.md).
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+
+
+class InputError(Exception):
+    """Bad input from the user: a one-line reason, exit status 2."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def fail(message: str, status: int) -> None:
+    click.echo(f"zatre: error: {_one_line(message)}", err=True)
+    sys.exit(status)
+
+
+def run_guarded(call: Callable[[], object]) -> None:
+    """Run a click entry point in non-standalone mode and turn every failure into
+    one line on standard error with the right exit status.
+
+    Set ``ZATRE_DEBUG=1`` to see the traceback of an internal error.
+    """
+    try:
+        status = call()
+    except InputError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    except click.exceptions.Abort:
+        fail("aborted", 130)
+    except click.ClickException as exc:
+        fail(exc.format_message(), exc.exit_code)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("ZATRE_DEBUG"):
+            raise
+        fail(f"internal error: {exc.__class__.__name__}: {exc} (set ZATRE_DEBUG=1 for details)",
+             EXIT_INTERNAL)
+    sys.exit(status if isinstance(status, int) else 0)
