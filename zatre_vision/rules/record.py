@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .board import Board, cell_index, is_grid_name
+from .board import CELL_SET, Board, cell_index, cell_name, grid_index, is_grid_name
 from .moves import placeable_values
 from .sheet import ScoreSheet
 from .tiles import is_tile_value
-from .turn import TurnResult, Violation, check_turn
+from .turn import TurnResult, Violation, check_turn, score_lines
 
 #: Tiles in the starting player's first hand: the start-draw tile and two more.
 FIRST_HAND = 3
@@ -31,6 +31,15 @@ class RecordTurn:
     player: str
     placed: dict[str, int]
     hand: tuple[int, ...] | None = None
+    override: bool = False  # an operator accepted it despite its violations
+
+    def to_json(self) -> dict:
+        out: dict = {"player": self.player, "placed": dict(self.placed)}
+        if self.hand is not None:
+            out["hand"] = list(self.hand)
+        if self.override:
+            out["override"] = True
+        return out
 
 
 @dataclass
@@ -39,6 +48,15 @@ class GameRecord:
     turns: list[RecordTurn]
     minus: dict[str, int] = field(default_factory=dict)
     teams: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The record in the ``zatre score`` input format."""
+        out: dict = {"players": list(self.players), "turns": [t.to_json() for t in self.turns]}
+        if self.minus:
+            out["minus"] = dict(self.minus)
+        if self.teams:
+            out["teams"] = dict(self.teams)
+        return out
 
 
 def _fail(where: str, what: str) -> RecordError:
@@ -98,7 +116,10 @@ def parse_record(data: object) -> GameRecord:
             missing = Counter(placed.values()) - Counter(hand)
             if missing:
                 raise _fail(where, f"placed tiles {sorted(missing.elements())} are not in 'hand'")
-        turns.append(RecordTurn(player, dict(placed), hand))
+        override = t.get("override", False)
+        if not isinstance(override, bool):
+            raise _fail(where, "'override' must be true or false")
+        turns.append(RecordTurn(player, dict(placed), hand, override))
 
     minus = _player_ints(data.get("minus"), "minus", known, minimum=0)
     teams = _player_ints(data.get("teams"), "teams", known, minimum=1)
@@ -144,16 +165,64 @@ def _draw_check(board: Board, first: bool, hand: tuple[int, ...], leftover: list
     return []
 
 
-def replay(record: GameRecord) -> dict:
-    """Replay a validated record; returns the ``zatre score`` output object."""
+@dataclass(frozen=True)
+class ReplayedTurn:
+    turn: RecordTurn
+    result: TurnResult
+    applied: bool
+
+    def to_json(self) -> dict:
+        entry = {"player": self.turn.player, **self.result.to_json()}
+        if self.turn.hand is not None:
+            entry["hand"] = list(self.turn.hand)
+        if self.turn.override:
+            entry["override"] = True
+        return entry
+
+
+@dataclass
+class ReplayState:
+    """Board, sheets and per-turn verdicts after replaying a record."""
+
+    board: Board
+    sheets: dict[str, ScoreSheet]
+    turns: list[ReplayedTurn]
+
+    def to_json(self) -> dict:
+        return {
+            "turns": [t.to_json() for t in self.turns],
+            "sheets": {p: s.to_json() for p, s in self.sheets.items()},
+            "board": self.board.to_dict(),
+        }
+
+
+def _overridden(board: Board, turn: RecordTurn, result: TurnResult) -> TurnResult:
+    """An operator accepted an illegal turn: its tiles go down where they can (an
+    existing, empty cell) and it scores what its lines make. The violations stay on
+    record."""
+    cells = [cell_index(n) for n in turn.placed if grid_index(n) in CELL_SET
+             and not board.values[grid_index(n)]]
+    values = list(board.values)
+    for i in cells:
+        values[i] = turn.placed[cell_name(i)]
+    lines, points, crosses = score_lines(values, cells)
+    return TurnResult(placed=result.placed, legal=False, violations=result.violations,
+                      lines=lines, points=points, crosses=crosses)
+
+
+def run_replay(record: GameRecord, apply_all: bool = False) -> ReplayState:
+    """Replay a validated record turn by turn. Illegal turns are skipped unless the
+    record marks them ``override`` (accepted by an operator), or ``apply_all`` is set
+    (a live match, whose committed turns are on the table whatever a later correction
+    reveals about them)."""
     board = Board()
     sheets = {p: ScoreSheet() for p in record.players}
     leftovers: dict[str, list[int] | None] = {p: None for p in record.players}
     seen: set[str] = set()
-    out_turns = []
+    out: list[ReplayedTurn] = []
     for turn in record.turns:
         first = board.count == 0
-        result: TurnResult = check_turn(board, turn.placed, hand=turn.hand, first_turn=first)
+        result = check_turn(board, turn.placed, hand=turn.hand, first_turn=first)
         if turn.hand is not None and result.legal:
             leftover = leftovers[turn.player] if turn.player in seen else []
             extra = _draw_check(board, first, turn.hand, leftover,
@@ -162,29 +231,30 @@ def replay(record: GameRecord) -> dict:
                 result = TurnResult(placed=result.placed, legal=False, violations=extra,
                                     lines=result.lines)
         seen.add(turn.player)
-        if result.legal:
+        if not result.legal and (turn.override or apply_all):
+            result = _overridden(board, turn, result)
+        applied = result.legal or turn.override or apply_all
+        if applied:
             for name, value in turn.placed.items():
-                board.put(cell_index(name), value)
+                index = grid_index(name)
+                if index in CELL_SET and not board.values[index]:
+                    board.put(index, value)
             sheets[turn.player].enter(result.points, result.crosses)
-            if turn.hand is not None:
-                rest = Counter(turn.hand)
-                rest.subtract(turn.placed.values())
-                leftovers[turn.player] = sorted(rest.elements())
-            else:
-                leftovers[turn.player] = None
+        if applied and turn.hand is not None:
+            rest = Counter(turn.hand)
+            rest.subtract(turn.placed.values())
+            leftovers[turn.player] = sorted(rest.elements())
         else:
             leftovers[turn.player] = None
-        entry = {"player": turn.player, **result.to_json()}
-        if turn.hand is not None:
-            entry["hand"] = list(turn.hand)
-        out_turns.append(entry)
+        out.append(ReplayedTurn(turn, result, applied))
     for player, pips in record.minus.items():
         sheets[player].minus = pips
-    return {
-        "turns": out_turns,
-        "sheets": {p: s.to_json() for p, s in sheets.items()},
-        "board": board.to_dict(),
-    }
+    return ReplayState(board, sheets, out)
+
+
+def replay(record: GameRecord) -> dict:
+    """Replay a validated record; returns the ``zatre score`` output object."""
+    return run_replay(record).to_json()
 
 
 def score_record(data: object) -> dict:

@@ -1,0 +1,313 @@
+"""A match at a real table: the state the dashboard shows and the tracker feeds.
+
+The truth of a match is its *record* (players, the turns as committed, corrections
+folded in, minus points), in the ``zatre score`` format. Board and sheets are never
+stored separately: they are derived by replaying the record through the rules
+engine, so a correction anywhere in the past recomputes everything after it.
+
+A turn that breaks the rules is not applied: it waits as the *pending* turn, with an
+alert, until the tiles are taken back (``reject_pending``), the operator overrides
+it (``accept_pending``), or it is corrected. Committed turns stay on the board even
+when a later correction shows they broke a rule: their violations are reported on
+the turn instead. Pure logic, no I/O: persistence and
+events are the caller's (see ``zatre_vision.store`` and the server).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .rules.board import CELL_SET, grid_index
+from .rules.moves import cell_hints
+from .rules.record import GameRecord, RecordTurn, ReplayState, parse_record, run_replay
+from .rules.tiles import TILE_COUNT, is_tile_value
+from .rules.turn import TurnResult, check_turn
+
+
+class MatchError(ValueError):
+    """An operation that does not fit the match's state (one-line message)."""
+
+
+@dataclass(frozen=True)
+class PendingTurn:
+    player: str
+    placed: dict[str, int]
+    hand: tuple[int, ...] | None
+    result: TurnResult
+
+    def to_json(self) -> dict:
+        return {"player": self.player, "placed": dict(self.placed),
+                "violations": [v.to_json() for v in self.result.violations]}
+
+
+@dataclass
+class Match:
+    """Players in seating (clockwise) order; ``starter`` plays first."""
+
+    players: list[str]
+    starter: str | None = None
+    teams: dict[str, int] = field(default_factory=dict)
+    turns: list[RecordTurn] = field(default_factory=list)
+    minus: dict[str, int] = field(default_factory=dict)
+    finished: bool = False
+    pending: PendingTurn | None = None
+    _replayed: ReplayState | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.players) <= 6:
+            raise MatchError("a match needs 1 to 6 players or teams")
+        if len(set(self.players)) != len(self.players):
+            raise MatchError("player names must be different")
+        if any(not isinstance(p, str) or not p.strip() for p in self.players):
+            raise MatchError("player names must not be empty")
+        if self.starter is None:
+            self.starter = self.players[0]
+        if self.starter not in self.players:
+            raise MatchError(f"unknown starting player {self.starter!r}")
+
+    # -- derived state -------------------------------------------------------------------
+    def record(self) -> GameRecord:
+        return GameRecord(list(self.players), list(self.turns), dict(self.minus), dict(self.teams))
+
+    @property
+    def replayed(self) -> ReplayState:
+        if self._replayed is None:
+            self._replayed = run_replay(self.record(), apply_all=True)
+        return self._replayed
+
+    def _changed(self) -> None:
+        self._replayed = None
+
+    @property
+    def board(self):
+        return self.replayed.board
+
+    @property
+    def current_player(self) -> str:
+        """Whose turn it is: clockwise from the starter, one seat per committed turn."""
+        start = self.players.index(self.starter)
+        return self.players[(start + len(self.turns)) % len(self.players)]
+
+    def held_tiles(self) -> dict[str, list[int]]:
+        """Tiles each player is known to hold back (from the hands declared)."""
+        held: dict[str, list[int]] = {}
+        for t in self.replayed.turns:
+            if t.turn.hand is not None and t.applied:
+                rest = Counter(t.turn.hand)
+                rest.subtract(t.turn.placed.values())
+                held[t.turn.player] = sorted(rest.elements())
+        return held
+
+    @property
+    def bag_count(self) -> int:
+        """Tiles left in the bag, as far as the table knows: 121 minus the tiles on the
+        board, minus the tiles players are known to hold back."""
+        held = sum(len(v) for v in self.held_tiles().values())
+        return max(0, TILE_COUNT - self.board.count - held)
+
+    # -- turns -------------------------------------------------------------------------------
+    def _require_open(self) -> None:
+        if self.finished:
+            raise MatchError("the match is finished")
+
+    def propose(self, placed: Mapping[str, int], hand: Sequence[int] | None = None,
+                player: str | None = None) -> TurnResult:
+        """Commit a turn. Legal: applied at once. Illegal: held as the pending turn.
+
+        Raises MatchError for input that is not a turn at all (unknown cell name,
+        value not 1..6, a turn already pending)."""
+        self._require_open()
+        if self.pending is not None:
+            raise MatchError("a flagged turn is waiting: accept, reject or correct it first")
+        player = player or self.current_player
+        if player not in self.players:
+            raise MatchError(f"unknown player {player!r}")
+        placed = _validated(placed)
+        hand_t = tuple(hand) if hand is not None else None
+        if hand_t is not None and not all(is_tile_value(v) for v in hand_t):
+            raise MatchError("hand tiles must be values 1 to 6")
+        if hand_t is not None and Counter(placed.values()) - Counter(hand_t):
+            raise MatchError("the hand must include every placed tile")
+        result = check_turn(self.board, placed, hand=hand_t)
+        if result.legal:
+            self.turns.append(RecordTurn(player, placed, hand_t))
+            self._changed()
+        else:
+            self.pending = PendingTurn(player, placed, hand_t, result)
+        return result
+
+    def accept_pending(self) -> None:
+        """The operator overrides the rules: the flagged turn is applied as placed."""
+        p = self._take_pending()
+        self.turns.append(RecordTurn(p.player, p.placed, p.hand, override=True))
+        self._changed()
+
+    def reject_pending(self) -> PendingTurn:
+        """The tiles were taken back: the flagged turn is dropped."""
+        return self._take_pending()
+
+    def _take_pending(self) -> PendingTurn:
+        if self.pending is None:
+            raise MatchError("no flagged turn is waiting")
+        p, self.pending = self.pending, None
+        return p
+
+    def undo(self) -> RecordTurn | PendingTurn:
+        """Drop the flagged turn if there is one, else the last committed turn."""
+        if self.pending is not None:
+            return self._take_pending()
+        if not self.turns:
+            raise MatchError("nothing to undo")
+        if self.finished:
+            self.finished = False
+            self.minus = {}
+        turn = self.turns.pop()
+        self._changed()
+        return turn
+
+    def declare_held(self, tiles: Sequence[int], player: str | None = None) -> None:
+        """Record the tiles a player kept back in their last turn (its hand becomes
+        placed + held)."""
+        if not all(is_tile_value(v) for v in tiles):
+            raise MatchError("held tiles must be values 1 to 6")
+        for k in range(len(self.turns) - 1, -1, -1):
+            t = self.turns[k]
+            if player is None or t.player == player:
+                hand = tuple(sorted([*t.placed.values(), *tiles]))
+                self.turns[k] = RecordTurn(t.player, t.placed, hand, t.override)
+                self._changed()
+                return
+        raise MatchError("no turn to attach held tiles to")
+
+    # -- corrections -----------------------------------------------------------------------
+    def set_cell(self, cell: str, value: int | None) -> None:
+        """Correct one cell: change or clear a tile, or add one the camera missed (to
+        the last turn). Everything after is recomputed."""
+        index = _cell(cell)
+        if value is not None and not is_tile_value(value):
+            raise MatchError(f"{value!r} is not a tile value (1 to 6)")
+        if self.pending is not None and cell in self.pending.placed:
+            placed = dict(self.pending.placed)
+            if value is None:
+                del placed[cell]
+            else:
+                placed[cell] = value
+            p = self._take_pending()
+            if placed:
+                self.propose(placed, p.hand, p.player)
+            return
+        for k, t in enumerate(self.turns):
+            if cell in t.placed:
+                placed = dict(t.placed)
+                if value is None:
+                    del placed[cell]
+                else:
+                    placed[cell] = value
+                hand = t.hand
+                if hand is not None and value is not None:
+                    hand = tuple(sorted((Counter(hand) - Counter([t.placed[cell]])
+                                         + Counter([value])).elements()))
+                self.turns[k] = RecordTurn(t.player, placed, hand, t.override)
+                self._changed()
+                return
+        if value is None:
+            return  # already empty
+        if not self.turns:
+            raise MatchError("no turn yet: propose the first turn instead")
+        if index not in CELL_SET:
+            raise MatchError(f"{cell} is not a cell of the board")
+        last = self.turns[-1]
+        hand = None if last.hand is None else tuple(sorted([*last.hand, value]))
+        self.turns[-1] = RecordTurn(last.player, {**last.placed, cell: value}, hand, last.override)
+        self._changed()
+
+    # -- end ------------------------------------------------------------------------------------
+    def finish(self, minus: Mapping[str, int]) -> None:
+        """End the match with the pips left in each hand."""
+        self._require_open()
+        if self.pending is not None:
+            raise MatchError("a flagged turn is waiting: accept or reject it first")
+        for p, n in minus.items():
+            if p not in self.players:
+                raise MatchError(f"unknown player {p!r}")
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 6 * TILE_COUNT:
+                raise MatchError(f"minus points for {p} must be a whole number, 0 or more")
+        self.minus = {p: int(minus.get(p, 0)) for p in self.players}
+        self.finished = True
+        self._changed()
+
+    def totals(self) -> dict[str, int]:
+        return {p: s.total for p, s in self.replayed.sheets.items()}
+
+    def winners(self) -> list[str]:
+        totals = self.totals()
+        best = max(totals.values())
+        return [p for p, t in totals.items() if t == best]
+
+    # -- views -------------------------------------------------------------------------------------
+    def state(self) -> dict:
+        """The live match as JSON (``GET /api/state`` without the camera part)."""
+        rep = self.replayed
+        last = rep.turns[-1].to_json() if rep.turns else None
+        alerts = []
+        if self.pending is not None:
+            alerts.append({"kind": "illegal-turn", "player": self.pending.player,
+                           "cells": sorted(self.pending.placed),
+                           "reasons": [v.message for v in self.pending.result.violations],
+                           "violations": [v.to_json() for v in self.pending.result.violations]})
+        return {
+            "players": list(self.players),
+            "starter": self.starter,
+            "teams": dict(self.teams),
+            "turn": None if self.finished else self.current_player,
+            "turn_number": len(self.turns) + 1,
+            "board": rep.board.to_dict(),
+            "sheets": {p: s.to_json() for p, s in rep.sheets.items()},
+            "bag": self.bag_count,
+            "pending": self.pending.to_json() if self.pending else None,
+            "alerts": alerts,
+            "last_turn": last,
+            "hints": cell_hints(rep.board),
+            "finished": self.finished,
+            "winners": self.winners() if self.finished else [],
+        }
+
+    def to_record(self) -> dict:
+        """The match as a ``zatre score`` input record (plus the starter)."""
+        out = self.record().to_json()
+        out["starter"] = self.starter
+        return out
+
+    @classmethod
+    def from_record(cls, data: object, finished: bool = False) -> Match:
+        """Rebuild a match from its record (raises RecordError on a bad record)."""
+        rec = parse_record(data)
+        starter = data.get("starter") if isinstance(data, dict) else None
+        if starter is not None and starter not in rec.players:
+            raise MatchError(f"unknown starting player {starter!r}")
+        match = cls(rec.players, starter, rec.teams, list(rec.turns), rec.minus)
+        match.finished = finished
+        return match
+
+
+def _cell(name: object) -> int:
+    if not isinstance(name, str):
+        raise MatchError("a cell is named like H8")
+    try:
+        return grid_index(name)
+    except ValueError as exc:
+        raise MatchError(str(exc)) from None
+
+
+def _validated(placed: Mapping[str, int]) -> dict[str, int]:
+    if not isinstance(placed, Mapping):
+        raise MatchError("placed tiles must be a mapping of cell to value")
+    out = {}
+    for cell, value in placed.items():
+        _cell(cell)
+        if not is_tile_value(value):
+            raise MatchError(f"{value!r} on {cell} is not a tile value (1 to 6)")
+        out[cell] = value
+    return out
