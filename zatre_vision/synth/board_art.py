@@ -96,7 +96,9 @@ def make_board_texture(rng: np.random.Generator, cfg: BoardConfig, ppc: float) -
     def px(u: float, v: float) -> tuple[int, int]:
         return int(round((u - BOARD_U[0]) * p)), int(round((v - BOARD_V[0]) * p))
 
-    marble = _marble(rng, (h, w), p, cfg)
+    # the marble is smooth enough to draw at 1x and scale up
+    marble = cv2.resize(_marble(rng, (int(h / ss), int(w / ss)), ppc, cfg), (w, h),
+                        interpolation=cv2.INTER_LINEAR)
     img = np.repeat(marble[:, :, None], 3, axis=2)
     img += np.asarray(rng.uniform(*cfg.tint, size=3), np.float32)
 

@@ -43,7 +43,7 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class BoardConfig:
-    textures_per_seed: int = 4             # marble variants generated per run
+    textures_per_seed: int = 3             # marble variants generated per run
     vein_strength: Range = (0.55, 1.0)
     cloud_strength: Range = (0.1, 0.35)
     base_level: Range = (10.0, 24.0)       # marble black (0-255)

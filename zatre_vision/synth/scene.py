@@ -21,7 +21,7 @@ from .lighting import Light, gain_map, glare_map, sample_light
 from .occluders import Arm, draw_arms
 from .sensor import Sensor, apply_sensor, sample_sensor
 from .table import TABLE_EXTENT, TableTexture, make_table_texture
-from .tiles import TilePose, TileSprites, TileStyle, draw_tile, sample_style
+from .tiles import TilePose, TileSprites, TileStyle, draw_shadow, draw_tile, sample_style
 
 CELL_NAMES = [NAMES[i] for i in CELLS]
 #: (u, v) of every cell's top-left corner, in reading order
@@ -116,7 +116,7 @@ class Renderer:
         uv, step = cam.plane_map(4)
         light = setup.light
 
-        # table, turned and shifted, with the board's soft shadow
+        # table, turned and shifted
         tex = self.table_texture(setup.table_kind, setup.table_variant)
         a = np.deg2rad(setup.table_angle)
         ca, sa = np.cos(a), np.sin(a)
@@ -124,7 +124,9 @@ class Renderer:
         tv = (uv[..., 0] * sa + uv[..., 1] * ca + setup.table_offset[1] - tex.u0) * tex.ppu
         tmap = self._upsample(np.dstack([tu, tv]).astype(np.float32), step)
         img = cv2.remap(tex.image, tmap, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
-        img = img.astype(np.float32) * setup.table_gain
+        # light and shadows as one multiplicative gain, built at low resolution
+        hw, hh = (w + 1) // 2, (h + 1) // 2
+        shade = np.ones((uv.shape[0], uv.shape[1]), np.float32)
 
         truth: dict = {"board_found": setup.board}
         if setup.board:
@@ -135,40 +137,44 @@ class Renderer:
             bv = (uv[..., 1] - btex.v0) * btex.ppc
             bmap = self._upsample(np.dstack([bu, bv]).astype(np.float32), step)
             bh, bw = canvas.shape[:2]
-            rgba = np.dstack([canvas, np.full((bh, bw), 255.0, np.float32)])
+            rgba = cv2.merge([*cv2.split(np.clip(canvas, 0, 255).astype(np.uint8)),
+                              np.full((bh, bw), 255, np.uint8)])
             warped = cv2.remap(rgba, bmap, None, cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-            alpha = warped[..., 3:] / 255.0
-            # soft board shadow on the table (distance outside the shifted board rectangle)
+            alpha = warped[..., 3].astype(np.float32) * (1 / 255.0)
+            img = cv2.blendLinear(warped[..., :3], img, alpha, 1 - alpha)
+            # soft board shadow on the table (outside the board, near the shifted rectangle)
             sd = np.array(light.shadow_dir) * (0.15 + light.shadow_len)
-            du = np.maximum(np.maximum(BOARD_U[0] + sd[0] - uv[..., 0], uv[..., 0] - BOARD_U[1] - sd[0]), 0)
-            dv = np.maximum(np.maximum(BOARD_V[0] + sd[1] - uv[..., 1], uv[..., 1] - BOARD_V[1] - sd[1]), 0)
-            dist = np.hypot(du, dv)
-            bshadow = self._upsample((0.45 * np.exp(-dist / 0.25)).astype(np.float32), step)
-            img *= (1 - bshadow)[..., None]
-            # the cardboard's dark edge
-            img = img * (1 - alpha) + warped[..., :3] * alpha
+            u_, v_ = uv[..., 0], uv[..., 1]
+            du = np.maximum(np.maximum(BOARD_U[0] + sd[0] - u_, u_ - BOARD_U[1] - sd[0]), 0)
+            dv = np.maximum(np.maximum(BOARD_V[0] + sd[1] - v_, v_ - BOARD_V[1] - sd[1]), 0)
+            on_board = ((u_ > BOARD_U[0]) & (u_ < BOARD_U[1]) & (v_ > BOARD_V[0])
+                        & (v_ < BOARD_V[1]))
+            shade *= np.where(on_board, 1.0, 1 - 0.45 * np.exp(-np.hypot(du, dv) / 0.25))
             truth.update(self._geometry_truth(cam, tiles))
         else:
-            alpha = np.zeros((h, w, 1), np.float32)
+            alpha = None
             truth.update({"corners": None, "homography": None, "cells": {}, "rotations": {},
                           "tile_pose": {}, "centres": {}})
 
+        gain = gain_map(light, hw, hh, exposure_scale)
+        gain *= cv2.resize(self._upsample(shade, step)[::2, ::2], (hw, hh))[..., None]
         sprites = self.sprites(setup.style)
         colour, aalpha, ashadow = draw_arms(arms, w, h, sprites, light.shadow_dir,
                                             light.shadow_len)
         if arms:
             dark = float(np.mean(self.cfg.occluders.hand_shadow))
-            sh = cv2.resize(ashadow, (w, h), interpolation=cv2.INTER_LINEAR)
-            img *= (1 - dark * sh)[..., None]
-            af = cv2.resize(aalpha, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+            # the arm is lit, not shadowed by itself
+            gain *= (1 - dark * ashadow * (1 - aalpha))[..., None]
+            af = cv2.resize(aalpha, (w, h), interpolation=cv2.INTER_LINEAR)
             cf = cv2.resize(colour, (w, h), interpolation=cv2.INTER_LINEAR)
-            img = img * (1 - af) + cf * af
-        gain = gain_map(light, w, h, exposure_scale)
-        img *= gain
+            img = cv2.blendLinear(cf, img.astype(np.float32), af, 1 - af)
+        img = cv2.multiply(img.astype(np.float32),
+                           cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR))
         glare = glare_map(light, w, h)
-        if glare is not None and setup.board:
-            img += (glare * (0.2 + 0.8 * alpha[..., 0]) * exposure_scale)[..., None]
+        if glare is not None and alpha is not None:
+            g = glare * (0.2 + 0.8 * alpha) * exposure_scale
+            img = cv2.add(img, cv2.merge([g, g, g]))
         out = apply_sensor(img, setup.sensor, rng)
 
         hidden: list[str] = []
@@ -202,22 +208,19 @@ class Renderer:
         sv = np.array(light.shadow_dir) * light.shadow_len * ppc
         scale = hc / (hc - th)
         order = sorted(tiles.items(), key=lambda kv: _cell_uv(kv[0])[1])
+        placed = []
         for name, pose in order:
             u, v = _cell_uv(name)
             u += 0.5 + pose.du
             v += 0.5 + pose.dv
             shift = (np.array([u, v]) - cam.centre[:2]) * (th / (hc - th)) * ppc
-            draw_tile(canvas, shadow, sprites, pose, btex.to_px(u, v), (shift[0], shift[1]),
-                      scale, (sv[0], sv[1]), ds)
+            placed.append((pose, btex.to_px(u, v), (shift[0], shift[1])))
+            draw_shadow(shadow, sprites, pose, btex.to_px(u, v), (sv[0], sv[1]), ds)
         sm = cv2.GaussianBlur(shadow, (0, 0), max(0.8, 0.06 * ppc / ds))
-        sm = cv2.resize(sm, (bw, bh), interpolation=cv2.INTER_LINEAR)[..., None]
-        # shadows are drawn under the tiles: only darken what is not a tile top
-        canvas *= 1 - light.shadow_dark * sm * self._not_tile_mask(canvas, sm)
-
-    @staticmethod
-    def _not_tile_mask(canvas: np.ndarray, sm: np.ndarray) -> np.ndarray:
-        return np.where(sm > 0.01, (canvas.min(axis=2, keepdims=True) < 120).astype(np.float32)
-                        * 0.6 + 0.4, 1.0).astype(np.float32)
+        sm = cv2.resize(sm, (bw, bh), interpolation=cv2.INTER_LINEAR)
+        canvas *= (1 - light.shadow_dark * sm)[..., None]
+        for pose, centre, shift in placed:
+            draw_tile(canvas, sprites, pose, centre, shift, scale)
 
     def _geometry_truth(self, cam: Camera, tiles: dict[str, TilePose]) -> dict:
         corners = cam.project(GRID_CORNERS)

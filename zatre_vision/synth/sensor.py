@@ -52,18 +52,19 @@ def apply_sensor(img: np.ndarray, sensor: Sensor, rng: np.random.Generator) -> n
     h, w = img.shape[:2]
     px = w / 1280.0
     if sensor.saturation != 1.0:
-        grey = img.mean(axis=2, keepdims=True)
-        img = grey + (img - grey) * sensor.saturation
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        img = cv2.addWeighted(img, sensor.saturation, cv2.merge([grey, grey, grey]),
+                              1 - sensor.saturation, 0)
     if sensor.defocus > 0:
         img = cv2.GaussianBlur(img, (0, 0), sensor.defocus * px)
     if sensor.motion > 1.5 * px:
         img = cv2.filter2D(img, -1, _motion_kernel(sensor.motion * px, sensor.motion_angle))
     # noise at half resolution, scaled up: a demosaiced, denoised look; shot noise ~ sqrt(I)
     nh, nw = (h + 1) // 2, (w + 1) // 2
-    noise = rng.standard_normal((nh, nw, 3), dtype=np.float32)
-    noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR)
-    sigma = sensor.read_noise + sensor.shot_noise * np.sqrt(np.clip(img, 0, 255) / 64.0)
-    img = img + noise * sigma * 1.4
+    half = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+    sigma = 1.4 * (sensor.read_noise + sensor.shot_noise * np.sqrt(np.maximum(half, 0) / 64.0))
+    noise = rng.standard_normal((nh, nw, 3), dtype=np.float32) * sigma
+    img = cv2.add(img, cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR))
     return np.clip(img, 0, 255).astype(np.uint8)
 
 

@@ -141,23 +141,29 @@ def _square(cx: float, cy: float, side: float, angle_deg: float) -> np.ndarray:
     return pts @ rot.T + [cx, cy]
 
 
-def draw_tile(canvas: np.ndarray, shadow: np.ndarray, sprites: TileSprites, pose: TilePose,
-              centre_px: tuple[float, float], top_shift_px: tuple[float, float], top_scale: float,
-              shadow_px: tuple[float, float], shadow_scale: float) -> None:
-    """Draw one tile into ``canvas`` (float32 BGR, board plane) and its shadow mask.
+def draw_shadow(shadow: np.ndarray, sprites: TileSprites, pose: TilePose,
+                centre_px: tuple[float, float], shadow_px: tuple[float, float],
+                shadow_scale: float) -> None:
+    """Add a tile's cast shadow to ``shadow`` (1/``shadow_scale`` of the canvas size)."""
+    foot = _square(centre_px[0], centre_px[1], sprites.side_px, pose.total_angle)
+    sh = np.vstack([foot, foot + shadow_px]) / shadow_scale
+    cv2.fillConvexPoly(shadow, cv2.convexHull(np.round(sh * 4).astype(np.int32)), 1.0,
+                       cv2.LINE_AA, 2)
+
+
+def draw_tile(canvas: np.ndarray, sprites: TileSprites, pose: TilePose,
+              centre_px: tuple[float, float], top_shift_px: tuple[float, float],
+              top_scale: float) -> None:
+    """Draw one tile into ``canvas`` (float32 BGR, board plane).
 
     ``top_shift_px`` / ``top_scale`` place the top face where the camera sees it on the
-    plane (parallax of the tile height); ``shadow_px`` is the shadow's displacement.
-    ``shadow`` has 1/``shadow_scale`` of the canvas resolution.
+    plane (parallax of the tile height); the sides fill the hull between foot and top.
     """
     st = sprites.style
     cx, cy = centre_px
     angle = pose.total_angle
     foot = _square(cx, cy, sprites.side_px, angle)
     top = _square(cx + top_shift_px[0], cy + top_shift_px[1], sprites.side_px * top_scale, angle)
-    sh = np.vstack([foot, foot + shadow_px]) / shadow_scale
-    cv2.fillConvexPoly(shadow, cv2.convexHull(np.round(sh * 4).astype(np.int32)), 1.0,
-                       cv2.LINE_AA, 2)
     hull = cv2.convexHull(np.round(np.vstack([foot, top]) * 4).astype(np.int32))
     side_col = tuple(float(c) * 0.62 for c in st.colour)
     cv2.fillConvexPoly(canvas, hull, side_col, cv2.LINE_AA, 2)
