@@ -74,9 +74,9 @@ class TileConfig:
 @dataclass(frozen=True)
 class LightConfig:
     lamps: tuple[int, int] = (1, 2)
-    exposure: Range = (0.65, 1.25)
+    exposure: Range = (0.65, 1.15)
     ambient: Range = (0.35, 0.75)
-    hotspot_strength: Range = (0.2, 0.9)
+    hotspot_strength: Range = (0.2, 0.7)
     hotspot_sigma: Range = (0.25, 0.8)     # fraction of the frame diagonal
     glare_probability: float = 0.35        # a specular lamp reflection on the board
     glare_strength: Range = (20.0, 90.0)
