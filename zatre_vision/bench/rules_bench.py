@@ -5,8 +5,10 @@ are down. For each position it times, on one core:
 
 - ``legal_placements`` for a random two-tile hand (every legal placement);
 - ``check_turn`` with a known hand of three tiles, for the move a player would make
-  with that hand (the greedy choice), which covers turns that must prove a kept-back
-  tile could not be placed and turns on light cells.
+  with that hand (the greedy choice);
+- the same for a turn that keeps one of three tiles back (the check must search for
+  a way to place all three), and for fixed hard and easy hands (6-6-6, 5-6-6, 1-1-1,
+  2-3-4), whose best turn often keeps tiles back or covers a bare light cell.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..rules.turn import check_turn
 from ..simulate import Simulation
 
 MIN_TILES = 60
+HARD_HANDS = ([6, 6, 6], [5, 6, 6], [1, 1, 1], [2, 3, 4])
 
 
 def mid_game_positions(count: int, seed: int = 2026):
@@ -70,7 +73,7 @@ def run_rules_benchmark(positions: int = 40, seed: int = 2026, repeat: int = 3,
                         progress: bool = False) -> dict:
     rng = random.Random(seed)
     boards = mid_game_positions(positions, seed)
-    enum_ms, check_ms, held_ms, counts = [], [], [], []
+    enum_ms, check_ms, held_ms, fixed_ms, counts = [], [], [], [], []
     kinds = {"all placed": 0, "kept back": 0, "bare light cell": 0}
     iterator = boards
     if progress:
@@ -94,9 +97,15 @@ def run_rules_benchmark(positions: int = 40, seed: int = 2026, repeat: int = 3,
         # place all three (exhaustively, when there is none).
         two = legal_placements(board, hand3[:2])[0]
         held_ms.append(_time_ms(lambda b=board, p=two, h=hand3: check_turn(b, p, hand=h), repeat))
+        # Hands that are hard to place (high tiles) or easy (ones): the best legal turn
+        for fixed in HARD_HANDS:
+            best = legal_placements(board, fixed)[0]
+            fixed_ms.append(_time_ms(lambda b=board, p=best, h=fixed: check_turn(b, p, hand=h),
+                                     repeat))
     enum = _summary(enum_ms)
     check = _summary(check_ms)
     held = _summary(held_ms)
+    fixed = _summary(fixed_ms)
     return {
         "benchmark": "rules",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
@@ -108,6 +117,7 @@ def run_rules_benchmark(positions: int = 40, seed: int = 2026, repeat: int = 3,
                                        "placements_per_position": _summary(counts, "placements")},
         "check_three_tile_hand": check | {"target_ms": 50, "turn_kinds": kinds},
         "check_three_tile_hand_one_kept_back": held | {"target_ms": 50},
+        "check_fixed_hands": fixed | {"target_ms": 50, "hands": [list(h) for h in HARD_HANDS]},
         "summary": {
             "enumerate_two_tiles_median_ms": enum["median_ms"],
             "enumerate_two_tiles_target_ms": 20,
@@ -116,7 +126,9 @@ def run_rules_benchmark(positions: int = 40, seed: int = 2026, repeat: int = 3,
             "check_one_kept_back_median_ms": held["median_ms"],
             "check_one_kept_back_max_ms": held["max_ms"],
             "check_three_tile_hand_target_ms": 50,
-            "pass": enum["median_ms"] <= 20 and max(check["max_ms"], held["max_ms"]) <= 50,
+            "check_fixed_hands_max_ms": fixed["max_ms"],
+            "pass": enum["median_ms"] <= 20
+            and max(check["max_ms"], held["max_ms"], fixed["max_ms"]) <= 50,
         },
     }
 
