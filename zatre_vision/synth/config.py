@@ -51,7 +51,6 @@ class BoardConfig:
     line_level: Range = (205.0, 240.0)
     fold_visibility: Range = (0.2, 1.0)
     tint: Range = (-2.5, 2.5)              # per-channel colour cast of the print
-    gloss: Range = (0.0, 1.0)              # strength of the lamp reflection on the board
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,6 @@ class SceneConfig:
     no_board_probability: float = 0.03     # table only (maybe tiles, hands): board_found false
     empty_board_probability: float = 0.04
     games_per_photo_group: int = 8         # photos that share one simulated game
-    stray_tiles: Range = (0.0, 4.0)        # tiles lying on the table beside the board
 
 
 @dataclass(frozen=True)
