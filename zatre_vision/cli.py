@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .errors import InputError, run_guarded
+from .synth.cli import synth
 
 
 class ZatreGroup(click.Group):
@@ -103,16 +104,7 @@ def bench_rules(out: str, positions: int) -> None:
     click.echo(f"results written to {out}", err=True)
 
 
-def _register_optional_commands() -> None:
-    """Commands that live in their own subpackages."""
-    try:
-        from .synth.cli import synth
-    except ImportError:
-        return
-    main.add_command(synth)
-
-
-_register_optional_commands()
+main.add_command(synth)
 
 
 if __name__ == "__main__":

@@ -135,7 +135,9 @@ def generate_game(out: Path, seed: int, width: int, height: int, quality: int = 
         if step.get("end"):
             turn_frames.append(n)
 
-    (out / "meta.json").write_text(json.dumps({"players": list(players), "fps": FPS}) + "\n")
+    starter = turns[0].seat if turns else players[0]
+    (out / "meta.json").write_text(
+        json.dumps({"players": list(players), "fps": FPS, "starter": starter}) + "\n")
     (out / "events.jsonl").write_text(
         "".join(json.dumps({"frame": f, "event": "end_turn"}) + "\n" for f in turn_frames))
     truth_obj = {

@@ -1,0 +1,113 @@
+"""An image folder as a camera: the ``zatre replay`` format.
+
+Frames are the folder's JPEG/PNG files in name order; ``meta.json`` may give
+``{"players": [...], "fps": 5}`` (and ``"starter"``, who plays first; default the
+first player); ``events.jsonl`` may hold table events
+(``{"frame": 120, "event": "end_turn"}``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .base import Frame, SourceError, make_lores
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
+EVENTS = {"end_turn", "undo"}
+DEFAULT_FPS = 5.0
+
+
+@dataclass(frozen=True)
+class FolderMeta:
+    players: list[str]
+    fps: float
+    events: dict[int, list[str]]  # frame number -> events after that frame
+    starter: str | None = None
+
+
+def read_meta(folder: Path) -> FolderMeta:
+    """meta.json and events.jsonl of a replay folder (SourceError when malformed)."""
+    players, fps, starter = ["Player 1", "Player 2"], DEFAULT_FPS, None
+    meta_path = folder / "meta.json"
+    if meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SourceError(f"{meta_path}: not valid JSON ({exc})") from None
+        if not isinstance(meta, dict):
+            raise SourceError(f"{meta_path}: must be a JSON object")
+        players = meta.get("players", players)
+        if (not isinstance(players, list) or not 1 <= len(players) <= 6
+                or not all(isinstance(p, str) and p for p in players)
+                or len(set(players)) != len(players)):
+            raise SourceError(f"{meta_path}: 'players' must list 1 to 6 different names")
+        fps = meta.get("fps", fps)
+        if not isinstance(fps, (int, float)) or isinstance(fps, bool) or not 0 < fps <= 120:
+            raise SourceError(f"{meta_path}: 'fps' must be a number between 0 and 120")
+        starter = meta.get("starter")
+        if starter is not None and starter not in players:
+            raise SourceError(f"{meta_path}: 'starter' must be one of the players")
+    events: dict[int, list[str]] = {}
+    events_path = folder / "events.jsonl"
+    if events_path.exists():
+        for n, line in enumerate(events_path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                raise SourceError(f"{events_path} line {n}: not valid JSON") from None
+            if not isinstance(ev, dict) or ev.get("event") not in EVENTS:
+                raise SourceError(f"{events_path} line {n}: event must be one of {sorted(EVENTS)}")
+            frame = ev.get("frame")
+            if not isinstance(frame, int) or isinstance(frame, bool) or frame < 0:
+                raise SourceError(f"{events_path} line {n}: 'frame' must be a frame number")
+            events.setdefault(frame, []).append(ev["event"])
+    return FolderMeta(list(players), float(fps), events, starter)
+
+
+def frame_number(path: Path, position: int) -> int:
+    """The frame number of a file: its name's digits (000131.jpg -> 131), else its
+    1-based position."""
+    digits = "".join(ch for ch in path.stem if ch.isdigit())
+    return int(digits) if digits else position
+
+
+class FolderSource:
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.name = f"folder:{self.folder}"
+        self._files: list[Path] = []
+        self._pos = 0
+        self.fps = DEFAULT_FPS
+        self.skipped: list[str] = []
+
+    def open(self) -> None:
+        if not self.folder.is_dir():
+            raise SourceError(f"{self.folder}: no such folder")
+        self.fps = read_meta(self.folder).fps
+        self._files = sorted(p for p in self.folder.iterdir()
+                             if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        if not self._files:
+            raise SourceError(f"{self.folder}: no JPEG or PNG frames")
+        self._pos = 0
+
+    def read(self) -> Frame | None:
+        while self._pos < len(self._files):
+            path = self._files[self._pos]
+            self._pos += 1
+            image = cv2.imdecode(np.fromfile(path, dtype=np.uint8), cv2.IMREAD_COLOR)
+            if image is None:
+                self.skipped.append(path.name)  # a corrupt frame is dropped, not fatal
+                continue
+            number = frame_number(path, self._pos)
+            return Frame(image, make_lores(image), number, number / self.fps)
+        return None
+
+    def close(self) -> None:
+        self._files = []

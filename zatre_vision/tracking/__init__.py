@@ -1,0 +1,1 @@
+"""Live tracking: stillness gate, per-cell votes, turn detection and commits."""

@@ -1,0 +1,134 @@
+"""The live pipeline: frame -> stillness gate -> reader (still frames only) -> tracker.
+
+One :class:`LivePipeline` serves both the camera service and ``zatre replay``: the
+only difference is where frames come from and which sink receives the turns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from ..camera.base import Frame
+from ..rules.board import cell_index, row_col
+from .motion import MotionConfig, MotionGate
+from .tracker import ALL_CELLS, Observation, TrackerConfig, TurnSink, TurnTracker
+
+
+class BoardRead(Protocol):
+    """What a board reader returns for one image (see ``zatre read``)."""
+
+    board_found: bool
+    corners: list  # the four outer grid corners in the image (TL, TR, BR, BL)
+    cells: dict[str, int]  # occupied, confidently read cells
+    uncertain: list[str]  # cells the reader is unsure of (occluded ones included)
+
+
+class CellReader(Protocol):
+    def read(self, image) -> BoardRead: ...
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    #: Frames in a row without a board before the board counts as lost (bumped or
+    #: covered); the game state is kept and tracking resumes when it is found again.
+    lost_after: int = 3
+    #: Skip reading frames where more than this fraction of the image moved (an arm
+    #: sweeping over the table): nothing useful can be read, and it saves the CPU.
+    skip_read_above: float = 0.5
+
+
+@dataclass
+class PipelineStats:
+    frames: int = 0
+    reads: int = 0
+    board_lost: int = 0
+    busy_s: float = 0.0  # processing time spent in the pipeline (not waiting for frames)
+
+
+_GRID_CORNERS = np.array([[0, 0], [15, 0], [15, 15], [0, 15]], np.float32)
+_CELL_CENTRES = np.array([[row_col(cell_index(n))[1] + 0.5, row_col(cell_index(n))[0] + 0.5]
+                          for n in ALL_CELLS], np.float32)
+
+
+def cell_centres(corners, width: int, height: int) -> np.ndarray:
+    """Each cell's centre in 0..1 image coordinates, from the four grid corners."""
+    h = cv2.getPerspectiveTransform(_GRID_CORNERS, np.asarray(corners, np.float32))
+    pts = cv2.perspectiveTransform(_CELL_CENTRES.reshape(-1, 1, 2), h).reshape(-1, 2)
+    return pts / np.array([width, height], np.float32)
+
+
+class LivePipeline:
+    def __init__(self, reader: CellReader, sink: TurnSink, config: PipelineConfig | None = None,
+                 clock: Callable[[], float] = time.perf_counter):
+        self.config = config or PipelineConfig()
+        self.reader = reader
+        self.gate = MotionGate(self.config.motion)
+        self.tracker = TurnTracker(sink, self.config.tracker)
+        self.stats = PipelineStats()
+        self._clock = clock
+        self._missing = 0
+        self.board_visible = True
+        self.last_read: BoardRead | None = None
+
+    def process(self, frame: Frame) -> Observation:
+        """Feed one frame; returns what the tracker saw."""
+        t0 = self._clock()
+        self.stats.frames += 1
+        obs = self._observe(frame)
+        self.tracker.observe(obs)
+        self.stats.busy_s += self._clock() - t0
+        return obs
+
+    def _observe(self, frame: Frame) -> Observation:
+        motion = self.gate.update(frame.lores)
+        if motion.amount > self.config.skip_read_above:
+            return Observation(frame.index, frame.time, still=False, read=False)
+        read = self.reader.read(frame.image)
+        self.stats.reads += 1
+        self.last_read = read
+        if not read.board_found:
+            self._missing += 1
+            if self._missing >= self.config.lost_after and self.board_visible:
+                self.board_visible = False
+                self.stats.board_lost += 1
+            return Observation(frame.index, frame.time, still=False, board_found=False)
+        self._missing = 0
+        self.board_visible = True
+        h, w = frame.image.shape[:2]
+        moving = motion.at(cell_centres(read.corners, w, h))
+        moving_cells = {n for n, m in zip(ALL_CELLS, moving, strict=True) if m}
+        occluded = frozenset(getattr(read, "occluded", ()) or ())
+        held = frozenset(read.uncertain) | occluded | moving_cells
+        cells = {c: v for c, v in read.cells.items() if c not in held}
+        return Observation(frame.index, frame.time, still=not moving_cells, board_found=True,
+                           cells=cells, held=held, hand=bool(occluded))
+
+    def event(self, name: str) -> None:
+        if name == "end_turn":
+            self.tracker.end_turn()
+        elif name == "undo":
+            self.tracker.undo()
+        else:
+            raise ValueError(f"unknown event {name!r} (end_turn, undo)")
+
+    def run(self, frames: Iterable[Frame], events: dict[int, list[str]] | None = None) -> None:
+        """Process a finite stream; ``events`` fire after the frame with their number."""
+        queue = sorted((events or {}).items())
+        k = 0
+        for frame in frames:
+            self.process(frame)
+            while k < len(queue) and queue[k][0] <= frame.index:
+                for name in queue[k][1]:
+                    self.event(name)
+                k += 1
+        for _, names in queue[k:]:
+            for name in names:
+                self.event(name)

@@ -1,0 +1,173 @@
+"""Turn detection: from per-frame cell reads to committed turns, exactly once each.
+
+The tracker sees frames as :class:`Observation` s (what the vision reader made of a
+frame, and whether the motion gate found it still) and table events (``end_turn``,
+``undo``). It keeps per-cell votes over still frames; a tile counts once its reads
+have settled. New tiles are the settled tiles that the table does not have yet
+(committed or pending). It commits them to a :class:`TurnSink`:
+
+- automatically, when the expected number of tiles is down (three on the first
+  turn, otherwise two), no hand is over the board, and the board has been still for
+  ``commit_still_s``;
+- on ``end_turn`` (a button, the dashboard, the keyboard), whatever is new, for turns
+  with held-back tiles; an ``end_turn`` with nothing new right after an automatic
+  commit only confirms it, later it commits an empty turn (a pass);
+- ``undo`` takes back the last commit and disarms the automatic commit until the
+  board moves again, so the same tiles are not committed straight back.
+
+A flagged (illegal) turn stays on the table as pending; when one of its tiles is
+lifted, the pending turn is rejected and what is left is new again. A tile lifted
+before any commit simply disappears from the new tiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..rules.board import all_cell_names
+from .votes import CellVotes, VoteConfig
+
+ALL_CELLS = tuple(all_cell_names())
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One frame as the tracker sees it."""
+
+    frame: int
+    time: float  # seconds since the start of the stream
+    still: bool  # nothing on the board moved since the previous frame
+    board_found: bool = True
+    read: bool = True  # the reader ran on this frame (cells and held are meaningful)
+    cells: Mapping[str, int] = field(default_factory=dict)  # occupied, readable cells
+    held: frozenset[str] = frozenset()  # moving, hidden by a hand or unsure: not read
+    hand: bool = False  # a hand (occluder) is over the board
+
+
+class TurnSink(Protocol):
+    """Where turns go: the table (live) or a match replay (``zatre replay``)."""
+
+    def committed_board(self) -> dict[str, int]:
+        """Tiles on the table: committed turns plus the pending (flagged) turn."""
+
+    def pending_cells(self) -> set[str]:
+        """Cells of the pending (flagged) turn, empty when none."""
+
+    def expected_tiles(self) -> int | None:
+        """Tiles an ordinary turn places now (3 first turn, else 2); None when only
+        an explicit end of turn may commit (the player may hold more tiles)."""
+
+    def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool:
+        """Commit a turn; True when legal (applied), False when flagged (pending)."""
+
+    def reject_pending(self) -> None: ...
+
+    def undo(self) -> bool:
+        """Take back the last commit; False when there was nothing to undo."""
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    votes: VoteConfig = field(default_factory=VoteConfig)
+    #: The board must be still this long (no motion, no hand) before an automatic commit.
+    commit_still_s: float = 0.35
+    #: An ``end_turn`` with nothing new this soon after an automatic commit confirms it.
+    confirm_window_s: float = 4.0
+
+
+@dataclass(frozen=True)
+class CommitLog:
+    frame: int
+    time: float
+    placed: dict[str, int]
+    reason: str  # "auto" | "end_turn"
+    legal: bool
+
+
+class TurnTracker:
+    def __init__(self, sink: TurnSink, config: TrackerConfig | None = None):
+        self.sink = sink
+        self.config = config or TrackerConfig()
+        self.votes = CellVotes(self.config.votes)
+        self.votes.reset(sink.committed_board())
+        self.commits: list[CommitLog] = []
+        self._last_motion_time = 0.0
+        self._last_commit_time: float | None = None
+        self._end_requested = False
+        self._auto_armed = True
+        self._last_frame = 0
+        self._last_time = 0.0
+
+    # -- frames ------------------------------------------------------------------------
+    def observe(self, obs: Observation) -> None:
+        self._last_frame, self._last_time = obs.frame, obs.time
+        if not obs.still or obs.hand or not obs.board_found or not obs.read:
+            self._last_motion_time = obs.time
+        if not obs.still:
+            self._auto_armed = True
+        if not obs.board_found or not obs.read:
+            return
+        held = set(obs.held)
+        reads = {c: obs.cells.get(c, 0) for c in ALL_CELLS if c not in held}
+        self.votes.add(reads, held)
+        self._check_lifted_pending()
+        if self._end_requested and not self._unsettled_new():
+            self._commit("end_turn")
+            return
+        self._maybe_auto_commit(obs)
+
+    def new_tiles(self) -> dict[str, int]:
+        """Settled tiles the table does not have yet."""
+        base = self.sink.committed_board()
+        return {c: v for c, v in self.votes.settled().items() if c not in base}
+
+    def _unsettled_new(self) -> bool:
+        """Some cell off the table board is still changing (a tile just put down)."""
+        base = self.sink.committed_board()
+        return any(c not in base for c in self.votes.unsettled())
+
+    def _check_lifted_pending(self) -> None:
+        pending = self.sink.pending_cells()
+        if pending and any(self.votes.value(c) == 0 for c in pending):
+            self.sink.reject_pending()
+
+    def _maybe_auto_commit(self, obs: Observation) -> None:
+        expected = self.sink.expected_tiles()
+        if expected is None or not self._auto_armed or obs.hand or not obs.still:
+            return
+        if obs.time - self._last_motion_time < self.config.commit_still_s:
+            return
+        new = self.new_tiles()
+        if len(new) == expected and not self._unsettled_new():
+            self._commit("auto")
+
+    def _commit(self, reason: str) -> None:
+        self._end_requested = False
+        placed = self.new_tiles()
+        legal = self.sink.commit_turn(placed, self._last_frame, reason)
+        self.commits.append(CommitLog(self._last_frame, self._last_time, placed, reason, legal))
+        self._last_commit_time = self._last_time
+
+    # -- events ------------------------------------------------------------------------
+    def end_turn(self) -> None:
+        """The player says the turn is over."""
+        recent = (self._last_commit_time is not None
+                  and self._last_time - self._last_commit_time <= self.config.confirm_window_s
+                  and self.commits and self.commits[-1].reason == "auto")
+        if not self.new_tiles() and not self._unsettled_new():
+            if recent:
+                return  # confirms the automatic commit just made
+            self._commit("end_turn")  # nothing placed: the turn passes
+            return
+        if self._unsettled_new():
+            self._end_requested = True  # commit at the next settled frame
+        else:
+            self._commit("end_turn")
+
+    def undo(self) -> None:
+        self._end_requested = False
+        if self.sink.undo():
+            self._auto_armed = False
+            self._last_commit_time = None

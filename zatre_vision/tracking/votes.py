@@ -1,0 +1,64 @@
+"""Per-cell votes over still frames: a cell counts only once its reads have settled."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VoteConfig:
+    #: Reads kept per cell.
+    window: int = 4
+    #: Agreeing reads in a row before a cell's value counts ("two settled reads").
+    settle: int = 2
+
+
+class CellVotes:
+    """The settled value of every cell seen so far (0 = empty).
+
+    Each still frame gives, per cell, a value (0 empty, 1..6), or nothing when the
+    cell is hidden or unsure: those cells keep their settled value (held, not read).
+    A cell settles on a value when its last ``settle`` reads agree.
+    """
+
+    def __init__(self, config: VoteConfig | None = None):
+        self.config = config or VoteConfig()
+        self._reads: dict[str, deque[int]] = {}
+        self._settled: dict[str, int] = {}
+
+    def add(self, reads: Mapping[str, int], held: Iterable[str] = ()) -> None:
+        """One still frame: ``reads`` maps every readable cell to 0..6; ``held`` cells
+        (hidden or unsure) are skipped and keep their state."""
+        held = set(held)
+        for cell, value in reads.items():
+            if cell in held:
+                continue
+            q = self._reads.get(cell)
+            if q is None:
+                q = self._reads[cell] = deque(maxlen=self.config.window)
+            q.append(value)
+            n = self.config.settle
+            if len(q) >= n and len(set(list(q)[-n:])) == 1:
+                self._settled[cell] = value
+
+    def settled(self) -> dict[str, int]:
+        """Occupied cells whose value has settled."""
+        return {c: v for c, v in self._settled.items() if v}
+
+    def value(self, cell: str) -> int:
+        return self._settled.get(cell, 0)
+
+    def unsettled(self) -> set[str]:
+        """Cells whose latest reads disagree with their settled value."""
+        out = set()
+        for cell, q in self._reads.items():
+            if q and q[-1] != self._settled.get(cell, 0):
+                out.add(cell)
+        return out
+
+    def reset(self, board: Mapping[str, int] | None = None) -> None:
+        """Forget all reads, optionally starting from a known board."""
+        self._reads.clear()
+        self._settled = dict(board or {})
