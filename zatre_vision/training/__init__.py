@@ -1,0 +1,1 @@
+"""Training of the pip classifier (needs the optional ``train`` extra: torch, onnx)."""

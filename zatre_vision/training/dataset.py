@@ -1,0 +1,135 @@
+"""Cell crops with labels, cut from photos of the synthetic renderer (in process).
+
+Each photo comes from ``synth.photos.render_photo`` (simulated games, hands, light,
+lens, JPEG). Crops are cut exactly like the reader cuts them, through the true
+camera model (homography plus lens distortion from the truth) slightly jittered, so
+the classifier learns to tolerate the locator's small errors. Labels: 0 empty, 1..6
+pips, 7 occluded (a hand covers the cell, from the truth's ``hidden`` list).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..vision.cells import CROP, CROP_ORIGINS, crops, maps_from, normalise, rectify_board
+from ..vision.geometry import CELL_NAMES
+
+OCCLUDED = 7
+SIZES = ((960, 720), (1280, 960), (640, 480))
+SIZE_WEIGHTS = (0.5, 0.3, 0.2)
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    seed: int
+    photos: int
+    wide: bool = False
+    keep_empty: float = 0.3
+    jitter_cells: float = 0.06
+
+
+def truth_projector(truth: dict):
+    """grid units -> distorted image pixels, from a photo's truth (renderer's lens model)."""
+    h = np.asarray(truth["homography"], np.float64)
+    cam = truth["camera"]
+    f, cx, cy, k1, k2 = (float(cam[k]) for k in ("f_px", "cx", "cy", "k1", "k2"))
+
+    def project(uv: np.ndarray) -> np.ndarray:
+        p = cv2.perspectiveTransform(np.asarray(uv, np.float64).reshape(1, -1, 2), h)[0]
+        xu, yu = (p[:, 0] - cx) / f, (p[:, 1] - cy) / f
+        xd, yd = xu.copy(), yu.copy()
+        for _ in range(20):
+            r2 = xd * xd + yd * yd
+            fac = 1 + k1 * r2 + k2 * r2 * r2
+            xd, yd = xu / fac, yu / fac
+        return np.column_stack([f * xd + cx, f * yd + cy])
+
+    return project
+
+
+def jittered(project, rng: np.random.Generator, amount: float):
+    """``project`` after a small random similarity of the grid (locator error)."""
+    a = np.deg2rad(rng.normal(0, 0.3))
+    s = 1 + rng.normal(0, 0.004)
+    t = rng.normal(0, amount, 2)
+    rot = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    def fn(uv: np.ndarray) -> np.ndarray:
+        return project((uv - 7.5) @ rot.T + 7.5 + t)
+
+    return fn
+
+
+def labels_of(truth: dict) -> np.ndarray:
+    hidden = set(truth.get("hidden", []))
+    cells = truth.get("cells", {})
+    return np.array([OCCLUDED if n in hidden else int(cells.get(n, 0)) for n in CELL_NAMES],
+                    np.int64)
+
+
+def photo_crops(img: np.ndarray, truth: dict, rng: np.random.Generator,
+                jitter_cells: float) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised crops (193, CROP, CROP) float32 and labels of one photo with a board."""
+    proj = truth_projector(truth)
+    maps = maps_from(jittered(proj, rng, jitter_cells))
+    c = proj(np.array([[6.5, 7.5], [8.5, 7.5]]))
+    cell_px = float(np.linalg.norm(c[1] - c[0]) / 2)
+    board = normalise(rectify_board(img, maps, cell_px))
+    origins = CROP_ORIGINS + rng.integers(-1, 2, CROP_ORIGINS.shape)
+    return crops(board, origins).astype(np.float32), labels_of(truth)
+
+
+def _work(args: tuple[DataSpec, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    from ..synth.config import SynthConfig
+    from ..synth.photos import render_photo
+    from ..synth.scene import Renderer
+
+    spec, start, stop = args
+    cv2.setNumThreads(1)
+    cfg = SynthConfig.wide() if spec.wide else SynthConfig()
+    renderers: dict[tuple[int, int], Renderer] = {}
+    games: dict[tuple[int, int], dict] = {}
+    xs, ys = [], []
+    for i in range(start, stop):
+        rng = np.random.default_rng([spec.seed, 77, i])
+        size = SIZES[int(rng.choice(len(SIZES), p=SIZE_WEIGHTS))]
+        if size not in renderers:
+            renderers[size] = Renderer(cfg, spec.seed, *size)
+            games[size] = {}
+        jpeg, truth = render_photo(renderers[size], cfg, spec.seed, i, games[size])
+        if not truth.get("board_found"):
+            continue
+        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        x, y = photo_crops(img, truth, rng, spec.jitter_cells)
+        keep = (y != 0) | (rng.random(len(y)) < spec.keep_empty)
+        xs.append((np.clip(x[keep], 0, 2) * 100).astype(np.uint8))
+        ys.append(y[keep])
+    if not xs:
+        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def build(spec: DataSpec, workers: int = 2, chunk: int = 25, progress=None
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """All crops (uint8, value = normalised * 100) and labels for ``spec``."""
+    jobs = [(spec, s, min(s + chunk, spec.photos)) for s in range(0, spec.photos, chunk)]
+    xs, ys = [], []
+    if workers <= 1:
+        results = map(_work, jobs)
+        for x, y in results:
+            xs.append(x)
+            ys.append(y)
+            if progress:
+                progress(len(x))
+    else:
+        with ProcessPoolExecutor(workers) as ex:
+            for x, y in ex.map(_work, jobs):
+                xs.append(x)
+                ys.append(y)
+                if progress:
+                    progress(len(x))
+    return np.concatenate(xs), np.concatenate(ys)

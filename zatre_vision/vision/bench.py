@@ -1,0 +1,164 @@
+"""``zatre bench vision``: the full reader on a held-out synthetic set.
+
+The set is rendered in process with a seed never used in training (``BENCH_SEED``)
+and the wider ranges of ``SynthConfig.wide()``, at 1280 x 960, with one thread for
+OpenCV and onnxruntime. Figures: board found, corner error, per-cell errors (wrong,
+uncertain, strict), whole-board accuracy, the classifier's confusion matrix and time.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED
+from .geometry import CELL_NAMES
+from .reader import BoardReader
+
+BENCH_SEED = 9001
+SIZE = (1280, 960)
+
+
+def _truth_labels(truth: dict) -> np.ndarray:
+    hidden = set(truth.get("hidden", []))
+    cells = truth.get("cells", {})
+    return np.array([OCCLUDED if n in hidden else int(cells.get(n, 0)) for n in CELL_NAMES])
+
+
+def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
+                         seed: int = BENCH_SEED, progress: bool = True) -> dict:
+    from ..synth.config import SynthConfig
+    from ..synth.photos import render_photo
+    from ..synth.scene import Renderer
+
+    cv2.setNumThreads(1)
+    cfg = SynthConfig.wide()
+    renderer = Renderer(cfg, seed, *SIZE)
+    games: dict = {}
+    reader = BoardReader(model_path, threads=1)
+    n_board = n_found = false_pos = 0
+    corner_err: list[float] = []
+    times: list[float] = []
+    visible = wrong = unsure = 0
+    boards_exact = boards_exact_lenient = 0
+    hidden_total = hidden_flagged = 0
+    cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
+    failures: list[dict] = []
+    for i in tqdm(range(1, photos + 1), desc="bench vision", unit="photo", file=sys.stderr,
+                  disable=not progress):
+        jpeg, truth = render_photo(renderer, cfg, seed, i, games)
+        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        res = reader.read(img)
+        times.append(res.elapsed_ms)
+        if not truth["board_found"]:
+            false_pos += int(res.board_found)
+            continue
+        n_board += 1
+        labels = _truth_labels(truth)
+        vis = labels != OCCLUDED
+        n_vis = int(vis.sum())
+        hidden_total += int((~vis).sum())
+        if not res.board_found:
+            failures.append({"photo": i, "why": "board not found",
+                             "score": round(res.locate_score, 3)})
+            visible += n_vis
+            wrong += int((labels[vis] > 0).sum())   # every tile missed
+            continue
+        n_found += 1
+        ce = np.linalg.norm(np.array(res.corners) - np.array(truth["corners"]), axis=1).max()
+        cell_px = res.model.cell_size_px()
+        corner_err.append(float(ce / cell_px))
+        np.add.at(cm, (labels, res.classes), 1)
+        unc = set(res.uncertain)
+        w = u = 0
+        for j, name in enumerate(CELL_NAMES):
+            if not vis[j]:
+                hidden_flagged += int(name in unc)
+                continue
+            if name in unc:
+                u += 1
+            elif res.cells.get(name, 0) != labels[j]:
+                w += 1
+        visible += n_vis
+        wrong += w
+        unsure += u
+        boards_exact += int(w == 0 and u == 0)
+        boards_exact_lenient += int(w == 0)
+        if w or u:
+            failures.append({"photo": i, "wrong": w, "uncertain": u,
+                             "corner_error_cells": round(corner_err[-1], 3)})
+    # the classifier alone on 193 crops, one thread
+    crop_batch = np.random.default_rng(0).random((193, 24, 24), dtype=np.float32)
+    clf = reader.classifier
+    t_clf = []
+    for _ in range(200):
+        t = time.perf_counter()
+        clf.probabilities(crop_batch)
+        t_clf.append((time.perf_counter() - t) * 1000)
+    ms = np.array(times)
+    ce = np.array(corner_err) if corner_err else np.zeros(1)
+    res = {
+        "set": {"photos": photos, "seed": seed, "config": "SynthConfig.wide()",
+                "size": list(SIZE), "photos_with_board": n_board,
+                "photos_without_board": photos - n_board},
+        "board_found_rate": round(n_found / max(n_board, 1), 5),
+        "false_board_rate": round(false_pos / max(photos - n_board, 1), 5),
+        "corner_error_cells": {"median": round(float(np.median(ce)), 4),
+                               "p95": round(float(np.percentile(ce, 95)), 4),
+                               "max": round(float(ce.max()), 4)},
+        "cells": {
+            "visible_cells": visible,
+            "wrong": wrong, "uncertain": unsure,
+            "wrong_rate": round(wrong / max(visible, 1), 6),
+            "uncertain_rate": round(unsure / max(visible, 1), 6),
+            "strict_error_rate": round((wrong + unsure) / max(visible, 1), 6),
+            "hidden_cells": hidden_total,
+            "hidden_flagged_uncertain": round(hidden_flagged / max(hidden_total, 1), 4),
+            "definition": "over all 193 cells of every photo with a board, except cells "
+                          "a hand hides: wrong = reported in cells with a wrong value, or a "
+                          "tile neither reported nor marked uncertain (all tiles of a board "
+                          "not found count wrong); uncertain = visible cell in uncertain; "
+                          "strict = wrong + uncertain",
+        },
+        "boards_exactly_right": round(boards_exact / max(n_board, 1), 5),
+        "boards_without_wrong_cell": round(boards_exact_lenient / max(n_board, 1), 5),
+        "confusion_matrix": {"classes": list(CLASSES), "rows": "truth", "columns": "CNN argmax",
+                             "counts": cm.tolist()},
+        "timing_ms_one_thread": {
+            "read_median": round(float(np.median(ms)), 2),
+            "read_p90": round(float(np.percentile(ms, 90)), 2),
+            "classifier_193_median": round(float(np.median(t_clf)), 3),
+        },
+        "targets": {"cell_error_max": 0.0005, "boards_exact_min": 0.95,
+                    "board_found_min": 0.995, "read_median_ms_max": 40,
+                    "classifier_ms_max": 5},
+        "failures": failures[:60],
+    }
+    t = res["targets"]
+    res["targets_met"] = {
+        "cell_error (strict)": res["cells"]["strict_error_rate"] <= t["cell_error_max"],
+        "cell_error (wrong only)": res["cells"]["wrong_rate"] <= t["cell_error_max"],
+        "boards_exact": res["boards_exactly_right"] >= t["boards_exact_min"],
+        "board_found": res["board_found_rate"] >= t["board_found_min"],
+        "read_median_ms": res["timing_ms_one_thread"]["read_median"] <= t["read_median_ms_max"],
+        "classifier_ms": res["timing_ms_one_thread"]["classifier_193_median"]
+        <= t["classifier_ms_max"],
+    }
+    return res
+
+
+def confusion_text(res: dict) -> str:
+    cm = res["confusion_matrix"]
+    names = cm["classes"]
+    lines = ["truth \\ CNN  " + " ".join(f"{n[:5]:>7}" for n in names)]
+    for name, row in zip(names, cm["counts"], strict=True):
+        lines.append(f"{name[:10]:>11}  " + " ".join(f"{v:7d}" for v in row))
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["BENCH_SEED", "confusion_text", "run_vision_benchmark"]

@@ -1,0 +1,72 @@
+"""Cell crops: rectify the board once to a fixed-size top view, then slice 193 crops.
+
+The rectified board covers grid units [-MARGIN, 15 + MARGIN] at ``PPC`` pixels per
+cell; each crop is ``CROP`` x ``CROP`` pixels centred on its cell (1.2 cells), so a
+tile that is shifted or turned a little inside its cell stays inside the crop.
+Brightness is divided by the board's bright level (grid lines, tiles), which removes
+most of the exposure and lamp differences before the classifier sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from .geometry import CELL_COLROW, GridModel
+
+PPC = 20
+CROP = 24
+MARGIN = 0.5
+SIDE = int(round((15 + 2 * MARGIN) * PPC))
+#: Top-left pixel of each cell's crop in the rectified board (CELL_NAMES order).
+CROP_ORIGINS = ((CELL_COLROW + MARGIN + 0.5) * PPC - CROP / 2).astype(np.int32)
+
+
+def maps_from(fn: Callable[[np.ndarray], np.ndarray], ppc: int = PPC,
+              margin: float = MARGIN, step: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """remap maps of the rectified board for any grid -> image function ``fn``.
+
+    ``fn`` is evaluated on a coarse grid every ``step`` px and interpolated (the
+    mapping is smooth), which keeps this cheap.
+    """
+    n = int(round((15 + 2 * margin) * ppc))
+    c = -(-n // step) + 1
+    off = (step - 1) / 2.0
+    xx, yy = np.meshgrid(np.arange(c) * step + off, np.arange(c) * step + off)
+    uv = np.stack([xx, yy], axis=-1).reshape(-1, 2)
+    uv = -margin + (uv + 0.5) / ppc
+    px = fn(uv).reshape(c, c, 2).astype(np.float32)
+    full = cv2.resize(px, (c * step, c * step), interpolation=cv2.INTER_LINEAR)[:n, :n]
+    return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+
+
+def model_maps(model: GridModel) -> tuple[np.ndarray, np.ndarray]:
+    return maps_from(model.to_image)
+
+
+def rectify_board(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray],
+                  cell_px: float) -> np.ndarray:
+    """Grey top view of the board (SIDE x SIDE uint8), pre-blurred against aliasing."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    sigma = 0.4 * cell_px / PPC
+    if sigma > 0.6:
+        grey = cv2.GaussianBlur(grey, (0, 0), sigma)
+    return cv2.remap(grey, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalise(board: np.ndarray) -> np.ndarray:
+    """float32 board scaled so its bright level (98th percentile) is 1."""
+    b = board.astype(np.float32)
+    hi = float(np.percentile(b[::4, ::4], 98))
+    return b * (1.0 / max(hi, 16.0))
+
+
+def crops(board: np.ndarray, origins: np.ndarray = CROP_ORIGINS) -> np.ndarray:
+    """(193, CROP, CROP) crops of a rectified board."""
+    ys = origins[:, 1, None, None] + np.arange(CROP)[None, :, None]
+    xs = origins[:, 0, None, None] + np.arange(CROP)[None, None, :]
+    ys = np.clip(ys, 0, board.shape[0] - 1)
+    xs = np.clip(xs, 0, board.shape[1] - 1)
+    return board[ys, xs]

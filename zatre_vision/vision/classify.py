@@ -1,0 +1,76 @@
+"""The ONNX pip classifier and its model card (``models/pips.onnx`` + ``.json``).
+
+The model takes normalised grey crops, shape (N, 1, CROP, CROP), and returns one row of
+class scores per crop. Classes are named in the card: ``empty``, ``1`` .. ``6``,
+``occluded``. Only onnxruntime is needed at run time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pips.onnx"
+CLASSES = ("empty", "1", "2", "3", "4", "5", "6", "occluded")
+OCCLUDED = CLASSES.index("occluded")
+
+
+class ModelError(Exception):
+    """The model file or its card is missing or unusable."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    classes: tuple[str, ...]
+    input_size: int
+    data: dict
+
+    @classmethod
+    def load(cls, path: Path) -> ModelCard:
+        try:
+            d = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls(tuple(d["classes"]), int(d["input_size"]), d)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelError(f"{path}: unusable model card ({exc})") from None
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class PipClassifier:
+    """onnxruntime session, single-threaded by default, warmed up at load."""
+
+    def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1):
+        import onnxruntime as ort
+
+        self.path = Path(model_path)
+        if not self.path.is_file():
+            raise ModelError(f"{self.path}: model file not found")
+        self.card = ModelCard.load(self.path.with_suffix(self.path.suffix + ".json"))
+        if self.card.classes != CLASSES:
+            raise ModelError(f"{self.path}: classes {self.card.classes} are not {CLASSES}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(self.path), opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
+            raise ModelError(f"{self.path}: cannot load ({exc.__class__.__name__})") from None
+        self.input_name = self.session.get_inputs()[0].name
+        s = self.card.input_size
+        self.probabilities(np.zeros((193, s, s), np.float32))  # warm-up
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 8) class probabilities for (N, S, S) normalised crops."""
+        x = np.ascontiguousarray(crops[:, None, :, :], np.float32)
+        logits = self.session.run(None, {self.input_name: x})[0]
+        return softmax(logits.astype(np.float64))

@@ -1,0 +1,173 @@
+"""Click commands of the vision package: ``zatre read``, ``zatre train`` and
+``zatre bench vision`` (registered by ``zatre_vision.cli``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..errors import InputError
+
+MIN_SIDE, MAX_SIDE = 64, 10000
+
+
+def load_image(path: str):
+    """BGR image from a JPEG/PNG file; InputError with a one-line reason otherwise."""
+    import cv2
+    import numpy as np
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file")
+    if p.is_dir():
+        raise InputError(f"{path}: is a folder, not an image")
+    try:
+        data = np.frombuffer(p.read_bytes(), np.uint8)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise InputError(f"{path}: not a readable JPEG or PNG image (corrupt or wrong format)")
+    h, w = img.shape[:2]
+    if min(h, w) < MIN_SIDE or max(h, w) > MAX_SIDE:
+        raise InputError(f"{path}: image size {w}x{h} is outside {MIN_SIDE}..{MAX_SIDE} px")
+    return img
+
+
+def _reader(model: str | None, calibration: str | None, markers: bool):
+    from .calibration import Calibration, CalibrationError
+    from .classify import DEFAULT_MODEL, ModelError
+    from .reader import BoardReader
+
+    cal = None
+    if calibration:
+        try:
+            cal = Calibration.load(calibration)
+        except CalibrationError as exc:
+            raise InputError(str(exc)) from None
+    try:
+        return BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1, calibration=cal,
+                           markers=markers)
+    except ModelError as exc:
+        raise InputError(str(exc)) from None
+
+
+@click.command()
+@click.argument("images", nargs=-1, required=True, metavar="IMAGE...")
+@click.option("--calibration", type=click.Path(dir_okay=False), default=None,
+              help="Use a saved calibration (fixed camera); falls back to searching when "
+                   "the board has moved.")
+@click.option("--save-calibration", type=click.Path(dir_okay=False, writable=True),
+              default=None, help="Save a calibration from the first image where the board "
+                                 "is found.")
+@click.option("--markers", is_flag=True, help="Look for ArUco corner markers first.")
+@click.option("--model", type=click.Path(dir_okay=False), default=None,
+              help="ONNX model (default: models/pips.onnx).")
+@click.option("--indent", type=click.IntRange(0, 8), default=None,
+              help="Pretty-print (one image only).")
+def read(images: tuple[str, ...], calibration: str | None, save_calibration: str | None,
+         markers: bool, model: str | None, indent: int | None) -> None:
+    """Read photos of the board: which cells hold a tile and how many pips it shows."""
+    for path in images:  # fail early on a missing file, before any output
+        if not Path(path).exists():
+            raise InputError(f"{path}: no such file")
+    reader = _reader(model, calibration, markers)
+    saved = False
+    for path in images:
+        img = load_image(path)
+        res = reader.read(img)
+        if save_calibration and not saved and res.board_found:
+            from .calibration import make_calibration
+            from .reader import WORK_SIDE
+
+            h, w = img.shape[:2]
+            f = min(1.0, WORK_SIDE / max(h, w))
+            work_model = res.model
+            make_calibration(img if f == 1.0 else _resize(img, f), work_model).save(
+                save_calibration)
+            saved = True
+        out = res.to_json()
+        if len(images) > 1:
+            out = {"image": path, **out}
+            click.echo(json.dumps(out, ensure_ascii=False))
+        else:
+            click.echo(json.dumps(out, indent=indent, ensure_ascii=False))
+    if save_calibration and not saved:
+        click.echo("zatre: no board found, no calibration saved", err=True)
+
+
+def _resize(img, f: float):
+    import cv2
+
+    h, w = img.shape[:2]
+    return cv2.resize(img, (int(round(w * f)), int(round(h * f))), interpolation=cv2.INTER_AREA)
+
+
+@click.command()
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="models/pips.onnx", show_default=True,
+              help="Where to write the ONNX model (the model card goes beside it).")
+@click.option("--quick", is_flag=True, help="A tiny run for tests (a few photos, one epoch).")
+@click.option("--photos", type=click.IntRange(1, 100000), default=None,
+              help="Training photos (default 1500).")
+@click.option("--epochs", type=click.IntRange(1, 200), default=None)
+@click.option("--workers", type=click.IntRange(1, 16), default=None,
+              help="Processes rendering training photos (default 2).")
+def train(out: str, quick: bool, photos: int | None, epochs: int | None,
+          workers: int | None) -> None:
+    """Train the pip classifier on synthetic photos and export it to ONNX (CPU)."""
+    from dataclasses import replace
+
+    try:
+        from ..training.train import QUICK, TrainConfig
+        from ..training.train import train as run_train
+    except ImportError as exc:
+        raise InputError(f"training needs the optional extra: pip install 'zatre-vision[train]' "
+                         f"({exc.name} is missing)") from None
+    cfg = QUICK if quick else TrainConfig()
+    changes = {k: v for k, v in (("photos", photos), ("epochs", epochs), ("workers", workers))
+               if v is not None}
+    cfg = replace(cfg, **changes)
+    card = run_train(cfg, Path(out), progress=True)
+    click.echo(json.dumps({"model": out, "parameters": card["parameters"],
+                           "validation_accuracy": card["metrics"]["validation_crops"]["accuracy"],
+                           "seconds": card["training"]["total_seconds"]}))
+
+
+@click.command("vision")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/vision.json", show_default=True)
+@click.option("--photos", type=click.IntRange(5, 100000), default=300, show_default=True)
+@click.option("--model", type=click.Path(dir_okay=False), default=None)
+@click.option("--card/--no-card", default=True, show_default=True,
+              help="Copy the figures into the model card's metrics.")
+def bench_vision(out: str, photos: int, model: str | None, card: bool) -> None:
+    """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
+    from .bench import confusion_text, run_vision_benchmark
+    from .classify import DEFAULT_MODEL
+
+    model_path = Path(model) if model else DEFAULT_MODEL
+    res = run_vision_benchmark(photos, model_path, progress=True)
+    p = Path(out)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    p.with_name(p.stem + "-confusion.txt").write_text(confusion_text(res), encoding="utf-8")
+    if card:
+        card_path = model_path.with_suffix(model_path.suffix + ".json")
+        if card_path.exists():
+            data = json.loads(card_path.read_text(encoding="utf-8"))
+            data.setdefault("metrics", {})["benchmark"] = {
+                k: res[k] for k in ("set", "board_found_rate", "cells", "boards_exactly_right",
+                                    "boards_without_wrong_cell", "timing_ms_one_thread")}
+            card_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    summary = {k: res[k] for k in ("board_found_rate", "boards_exactly_right",
+                                   "timing_ms_one_thread", "targets_met")}
+    summary["cells"] = {k: res["cells"][k] for k in ("wrong_rate", "uncertain_rate",
+                                                     "strict_error_rate")}
+    click.echo(json.dumps(summary, indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
+__all__ = ["bench_vision", "load_image", "read", "train"]

@@ -1,0 +1,138 @@
+"""Board geometry: grid units, cell layout and the grid -> image model.
+
+Grid units: (0, 0) is the top-left outer corner of the 15 x 15 grid, (15, 15) the
+bottom-right one; one cell is 1.0 and cell A1 has its centre at (0.5, 0.5).
+
+``GridModel`` maps grid units to image pixels: a homography to an ideal (undistorted)
+image, then one radial lens term about the image centre,
+``x_d = c + (x_u - c) * (1 + k * |x_u - c|^2 / s^2)`` with ``s`` half the image's
+larger side. The one term is enough for the Pi camera lenses (barrel, k > 0) and lets
+the grid fit stay within a fraction of a line width at the board's edges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..rules.board import CELLS, LIGHT, NAMES, START, row_col
+
+#: Cell names in reading order (row by row), the order of every per-cell array here.
+CELL_NAMES: tuple[str, ...] = tuple(NAMES[i] for i in CELLS)
+#: (col, row), 0-based, of every cell in ``CELL_NAMES`` order.
+CELL_COLROW = np.array([[row_col(i)[1], row_col(i)[0]] for i in CELLS], np.int32)
+#: Centres of the cells in grid units.
+CELL_CENTRES = CELL_COLROW.astype(np.float64) + 0.5
+IS_LIGHT = np.array([i in LIGHT for i in CELLS])
+START_INDEX = CELLS.index(START)
+GRID_CORNERS = np.array([[0, 0], [15, 0], [15, 15], [0, 15]], np.float64)
+#: Extent of the printed cardboard around the grid, in grid units (u0, v0, u1, v1).
+CARDBOARD = (-0.92, -0.87, 15.96, 16.10)
+
+
+def _cell_edges() -> np.ndarray:
+    """Unique grid-line segments (u0, v0, u1, v1) bounding at least one existing cell."""
+    edges: set[tuple[int, int, int, int]] = set()
+    for c, r in CELL_COLROW:
+        c, r = int(c), int(r)
+        edges |= {(c, r, c + 1, r), (c, r + 1, c + 1, r + 1), (c, r, c, r + 1),
+                  (c + 1, r, c + 1, r + 1)}
+    return np.array(sorted(edges), np.float64)
+
+
+#: Every unit-long grid-line segment of the board (about 420).
+GRID_EDGES = _cell_edges()
+
+
+@dataclass(frozen=True)
+class GridModel:
+    """Grid units -> image pixels for one image size."""
+
+    homography: np.ndarray        # grid -> undistorted pixels
+    k: float                      # radial term (0: none)
+    width: int
+    height: int
+
+    @property
+    def centre(self) -> np.ndarray:
+        return np.array([self.width / 2.0, self.height / 2.0])
+
+    @property
+    def scale(self) -> float:
+        return max(self.width, self.height) / 2.0
+
+    def distort(self, pts: np.ndarray) -> np.ndarray:
+        d = pts - self.centre
+        r2 = (d * d).sum(axis=-1, keepdims=True) / self.scale ** 2
+        return self.centre + d * (1 + self.k * r2)
+
+    def undistort(self, pts: np.ndarray) -> np.ndarray:
+        d = np.asarray(pts, np.float64) - self.centre
+        u = d.copy()
+        if self.k:
+            for _ in range(8):
+                r2 = (u * u).sum(axis=-1, keepdims=True) / self.scale ** 2
+                u = d / (1 + self.k * r2)
+        return self.centre + u
+
+    def to_image(self, uv: np.ndarray) -> np.ndarray:
+        uv = np.asarray(uv, np.float64).reshape(-1, 2)
+        p = cv2.perspectiveTransform(uv[None], self.homography)[0]
+        return self.distort(p) if self.k else p
+
+    def to_grid(self, px: np.ndarray) -> np.ndarray:
+        und = self.undistort(np.asarray(px, np.float64).reshape(-1, 2))
+        return cv2.perspectiveTransform(und[None], np.linalg.inv(self.homography))[0]
+
+    def corners(self) -> np.ndarray:
+        """Image positions of the grid's outer corners TL, TR, BR, BL."""
+        return self.to_image(GRID_CORNERS)
+
+    def cell_size_px(self) -> float:
+        """Mean side of a cell in the image, near the board centre."""
+        p = self.to_image(np.array([[6.5, 7.5], [8.5, 7.5], [7.5, 6.5], [7.5, 8.5]]))
+        return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[3] - p[2])) / 4)
+
+    def scaled(self, f: float) -> GridModel:
+        """The same model for the image resized by ``f``."""
+        s = np.diag([f, f, 1.0])
+        return GridModel(s @ self.homography, self.k, int(round(self.width * f)),
+                         int(round(self.height * f)))
+
+    def rectify_maps(self, ppc: int, u0: float = 0.0, v0: float = 0.0, u1: float = 15.0,
+                     v1: float = 15.0) -> tuple[np.ndarray, np.ndarray]:
+        """cv2.remap maps that draw grid units [u0, u1] x [v0, v1] at ``ppc`` px per cell."""
+        nw, nh = int(round((u1 - u0) * ppc)), int(round((v1 - v0) * ppc))
+        step = 4
+        cw, ch = -(-nw // step) + 1, -(-nh // step) + 1
+        # cv2.resize by ``step`` puts coarse sample i at fine pixel step * i + (step - 1) / 2
+        off = (step - 1) / 2.0
+        xx, yy = np.meshgrid(np.arange(cw) * step + off, np.arange(ch) * step + off)
+        uv = np.stack([u0 + (xx + 0.5) / ppc, v0 + (yy + 0.5) / ppc], axis=-1).reshape(-1, 2)
+        px = self.to_image(uv).reshape(ch, cw, 2).astype(np.float32)
+        full = cv2.resize(px, (cw * step, ch * step), interpolation=cv2.INTER_LINEAR)[:nh, :nw]
+        return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+
+    def to_dict(self) -> dict:
+        return {"homography": [[float(x) for x in row] for row in self.homography],
+                "k": float(self.k), "image_size": [self.width, self.height]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GridModel:
+        h = np.asarray(d["homography"], np.float64)
+        if h.shape != (3, 3) or not np.isfinite(h).all():
+            raise ValueError("homography must be a finite 3 x 3 matrix")
+        w, hh = (int(x) for x in d["image_size"])
+        return cls(h, float(d.get("k", 0.0)), w, hh)
+
+
+def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_CORNERS
+                            ) -> np.ndarray:
+    return cv2.getPerspectiveTransform(grid_pts.astype(np.float32),
+                                       np.asarray(corners_px, np.float32)).astype(np.float64)
+
+
+__all__ = ["CARDBOARD", "CELL_CENTRES", "CELL_COLROW", "CELL_NAMES", "GRID_CORNERS",
+           "GRID_EDGES", "GridModel", "IS_LIGHT", "START_INDEX", "homography_from_corners"]

@@ -1,0 +1,355 @@
+"""Markerless board location: find the grid and fit a ``GridModel`` to its white lines.
+
+1. Coarse: the board is the large region of strong small-scale contrast (white lines
+   and tiles on black marble); tables, cloth and skin are smooth in comparison. Its
+   convex hull, reduced to a quadrilateral, gives a first homography for the cardboard.
+2. Fine: every unit segment of the grid's ~420 line segments is searched along its
+   normal for a bright ridge (a line brighter than both sides, so tile edges and
+   bright tiles do not count). The matches fit the homography robustly (RANSAC), and
+   one radial lens term is chosen by least squares. Three rounds with a shrinking
+   search window reach a small fraction of a cell.
+3. Check: a board is reported only when enough of the predicted lines are there.
+
+Orientation follows ``contracts.md``: the top edge is the one nearest the top of the
+image (the board is upright within 45 degrees).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .geometry import CARDBOARD, GRID_EDGES, GridModel
+
+#: Working size of the coarse step (longer side, pixels).
+COARSE_SIDE = 320
+#: Grid-fit search windows (half-width, cells), one per round.
+ROUNDS = (0.15, 0.08)
+K_CANDIDATES = np.linspace(-0.04, 0.3, 18)
+
+
+@dataclass(frozen=True)
+class LocateResult:
+    model: GridModel | None
+    score: float              # fraction of sampled grid segments with a line found
+    inliers: int
+
+    @property
+    def found(self) -> bool:
+        return self.model is not None
+
+
+def to_grey(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+# -- coarse ------------------------------------------------------------------------------
+
+def board_mask(grey: np.ndarray) -> tuple[np.ndarray, float]:
+    """Binary mask of the textured board region at coarse size, and the scale used."""
+    h, w = grey.shape
+    s = COARSE_SIDE / max(h, w)
+    g = cv2.resize(grey, (int(round(w * s)), int(round(h * s))),
+                   interpolation=cv2.INTER_AREA).astype(np.float32)
+    k = np.ones((5, 5), np.uint8)
+    mx, mn = cv2.dilate(g, k), cv2.erode(g, k)
+    energy = cv2.blur((mx - mn) / (mx + 20.0), (9, 9))
+    e8 = np.clip(energy * 255, 0, 255).astype(np.uint8)
+    thr, _ = cv2.threshold(e8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = (e8 > max(thr, 60)).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+    return mask, s
+
+
+def _order_corners(quad: np.ndarray) -> np.ndarray:
+    """TL, TR, BR, BL: clockwise on screen, top edge the one nearest the image top."""
+    c = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]          # clockwise on screen (y down)
+    mids = [(q[i, 1] + q[(i + 1) % 4, 1]) / 2 for i in range(4)]
+    top = int(np.argmin(mids))
+    return np.roll(q, -top, axis=0)
+
+
+def coarse_quads(grey: np.ndarray) -> list[np.ndarray]:
+    """Candidate board outlines (4 x 2, TL TR BR BL, full-image pixels), best first."""
+    mask, s = board_mask(grey)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return []
+    quads = []
+    order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
+    for lab in order[:2]:
+        if stats[lab, cv2.CC_STAT_AREA] < 0.02 * mask.size:
+            break
+        pts = cv2.findNonZero((labels == lab).astype(np.uint8))
+        hull = cv2.convexHull(pts)
+        quad = _hull_to_quad(hull)
+        if quad is not None:
+            quads.append(_order_corners(quad / s))
+    return quads
+
+
+def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.04, 0.06, 0.09, 0.12):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+        if len(approx) < 4:
+            break
+    # fall back: the rotated bounding rectangle
+    return cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+
+
+# -- fine --------------------------------------------------------------------------------
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    m = pts.reshape(pts.shape[0], -1, 2).astype(np.float32)
+    out = cv2.remap(img, m[..., 0], m[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return out.reshape(pts.shape[:-1])
+
+
+_ALONG = np.array([0.2, 0.4, 0.6, 0.8])
+
+
+def _edge_samples() -> tuple[np.ndarray, np.ndarray]:
+    """Points on the grid lines (grid units) and their unit normals."""
+    e = GRID_EDGES
+    a, b = e[:, :2], e[:, 2:]
+    pts = a[:, None, :] + (b - a)[:, None, :] * _ALONG[None, :, None]
+    horiz = (e[:, 1] == e[:, 3])
+    normal = np.where(horiz[:, None], [0.0, 1.0], [1.0, 0.0])
+    normal = np.repeat(normal[:, None, :], len(_ALONG), axis=1)
+    return pts.reshape(-1, 2), normal.reshape(-1, 2)
+
+
+EDGE_POINTS, EDGE_NORMALS = _edge_samples()
+
+
+def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float = 1.6
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Search each grid-line sample along its normal for the strongest bright ridge.
+
+    Returns grid points (N, 2), matched image points (N, 2) and their ridge strength (N,).
+    """
+    cell = model.cell_size_px()
+    steps = max(7, int(np.ceil(2 * half * cell / 1.0)) | 1)
+    ts = np.linspace(-half, half, steps)
+    d = max(ridge_px, 0.07 * cell) / cell  # side offset, grid units
+    offs = np.concatenate([ts - d, ts, ts + d])
+    grid = EDGE_POINTS[:, None, :] + EDGE_NORMALS[:, None, :] * offs[None, :, None]
+    px = model.to_image(grid.reshape(-1, 2)).reshape(len(EDGE_POINTS), len(offs), 2)
+    vals = _sample(img, px)
+    n = len(ts)
+    left, mid, right = vals[:, :n], vals[:, n:2 * n], vals[:, 2 * n:]
+    resp = mid - np.maximum(left, right)
+    best = resp.argmax(axis=1)
+    strength = resp[np.arange(len(best)), best]
+    # sub-sample peak by parabola
+    b0 = np.clip(best, 1, n - 2)
+    y0, y1, y2 = (resp[np.arange(len(best)), b0 + k] for k in (-1, 0, 1))
+    den = y0 - 2 * y1 + y2
+    frac = np.where(np.abs(den) > 1e-6, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
+    frac = np.clip(frac, -0.5, 0.5)
+    t = ts[b0] + frac * (ts[1] - ts[0])
+    t = np.where((best == 0) | (best == n - 1), ts[best], t)
+    on_edge = (best == 0) | (best == n - 1)
+    strength = np.where(on_edge, 0.0, strength)
+    gpts = EDGE_POINTS + EDGE_NORMALS * t[:, None]
+    ipts = model.to_image(gpts)
+    return EDGE_POINTS, ipts, strength
+
+
+def fit_model(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int,
+              k_prev: float, thresh_px: float) -> tuple[GridModel, np.ndarray] | None:
+    """Fit homography + radial term to matches; returns the model and its inlier mask."""
+    if len(grid_pts) < 12:
+        return None
+    probe = GridModel(np.eye(3), k_prev, width, height)
+    und = probe.undistort(img_pts)
+    h, inl = cv2.findHomography(grid_pts, und, cv2.RANSAC, thresh_px, maxIters=500,
+                                confidence=0.995)
+    if h is None or inl is None or inl.sum() < 12:
+        return None
+    inl = inl.ravel().astype(bool)
+    g, ip = grid_pts[inl], img_pts[inl]
+    best = None
+    for k in K_CANDIDATES:
+        m = GridModel(np.eye(3), float(k), width, height)
+        u = m.undistort(ip)
+        hk, _ = cv2.findHomography(g, u, 0)
+        if hk is None:
+            continue
+        m = GridModel(hk, float(k), width, height)
+        err = np.median(np.linalg.norm(m.to_image(g) - ip, axis=1))
+        if best is None or err < best[0]:
+            best = (err, m)
+    if best is None:
+        return None
+    model = best[1]
+    # final inliers under the chosen model
+    err = np.linalg.norm(model.to_image(grid_pts) - img_pts, axis=1)
+    return model, err < thresh_px
+
+
+def refine(img: np.ndarray, model: GridModel, rounds=ROUNDS
+           ) -> tuple[GridModel, float, int] | None:
+    """Fit the grid to the ridges near ``model``; returns model, score, inliers."""
+    h, w = img.shape[:2]
+    noise = max(4.0, float(np.std(img)) * 0.08)
+    inl = None
+    for half in rounds:
+        g, p, s = ridge_search(img, model, half)
+        ok = s > noise
+        cell = model.cell_size_px()
+        fit = fit_model(g[ok], p[ok], w, h, model.k, max(1.5, 0.06 * cell))
+        if fit is None:
+            return None
+        model, inl = fit
+    # score on the final model: fraction of line samples with a ridge close to prediction
+    g, p, s = ridge_search(img, model, 0.06)
+    score = float(np.mean(s > noise))
+    return model, score, int(0 if inl is None else inl.sum())
+
+
+def _initial_models(quad: np.ndarray, width: int, height: int) -> list[GridModel]:
+    u0, v0, u1, v1 = CARDBOARD
+    models = []
+    for grow in (0.1,):
+        src = np.array([[u0 - grow, v0 - grow], [u1 + grow, v0 - grow],
+                        [u1 + grow, v1 + grow], [u0 - grow, v1 + grow]], np.float32)
+        h = cv2.getPerspectiveTransform(src, quad.astype(np.float32)).astype(np.float64)
+        models.append(GridModel(h, 0.0, width, height))
+    return models
+
+
+# -- profile alignment (coarse -> about a tenth of a cell) -------------------------------
+
+PPC = 16                    # rectified pixels per cell for the profile step
+EXT = (-2.0, 17.0)          # rectified extent (grid units) on both axes
+#: bands: (axis of the lines' position, band range on the other axis)
+BANDS = ((0, (1.0, 7.0)), (0, (8.0, 14.0)), (1, (1.0, 7.0)), (1, (8.0, 14.0)))
+FINE_BANDS = tuple((axis, (b, b + 3.0)) for axis in (0, 1) for b in (1.0, 4.0, 8.0, 11.0))
+SCALES = np.linspace(0.9, 1.1, 21)
+SHIFTS = np.linspace(-1.5, 1.5, 61)
+FINE_SCALES = np.linspace(0.97, 1.03, 13)
+FINE_SHIFTS = np.linspace(-0.4, 0.4, 33)
+
+
+def _band_profile(resp: np.ndarray, axis: int, b0: float, b1: float) -> np.ndarray:
+    i0, i1 = (int((b - EXT[0]) * PPC) for b in (b0, b1))
+    band = resp[i0:i1, :] if axis == 0 else resp[:, i0:i1].T
+    p = band.sum(axis=0).astype(np.float32)
+    return cv2.GaussianBlur(p.reshape(1, -1), (0, 0), 1.5).ravel()
+
+
+def _template_profiles(bands) -> list[np.ndarray]:
+    n = int((EXT[1] - EXT[0]) * PPC)
+    out = []
+    for axis, (b0, b1) in bands:
+        t = np.zeros((n, n), np.float32)
+        for u0, v0, u1, v1 in GRID_EDGES:
+            if (u0 == u1) != (axis == 0):
+                continue
+            p0 = (int(round((u0 - EXT[0]) * PPC)), int(round((v0 - EXT[0]) * PPC)))
+            p1 = (int(round((u1 - EXT[0]) * PPC)), int(round((v1 - EXT[0]) * PPC)))
+            cv2.line(t, p0, p1, 1.0, 1)
+        out.append(_band_profile(t, axis, b0, b1))
+    return out
+
+
+TEMPLATE_PROFILES = _template_profiles(BANDS)
+FINE_TEMPLATE_PROFILES = _template_profiles(FINE_BANDS)
+
+
+def directional_ridges(rect: np.ndarray, d: int = 2, run: int = 9
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Responses of vertical and horizontal bright lines in a rectified grey image.
+
+    A line pixel is brighter than both neighbours ``d`` px away across the line, over a
+    run of ``run`` px along it (diagonal marble veins and tile edges drop out).
+    """
+    r = rect.astype(np.float32)
+    left, right = np.roll(r, d, axis=1), np.roll(r, -d, axis=1)
+    up, down = np.roll(r, d, axis=0), np.roll(r, -d, axis=0)
+    rv = np.maximum(r - np.maximum(left, right), 0)
+    rh = np.maximum(r - np.maximum(up, down), 0)
+    rv = cv2.erode(rv, np.ones((run, 1), np.uint8))
+    rh = cv2.erode(rh, np.ones((1, run), np.uint8))
+    return rv, rh
+
+
+def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float]
+            ) -> np.ndarray:
+    """Draw grid units ``ext`` x ``ext`` at ``ppc``, blurring first to avoid aliasing."""
+    src_ppc = model.cell_size_px()
+    sigma = 0.45 * src_ppc / ppc
+    if sigma > 0.6:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    mx, my = model.rectify_maps(ppc, ext[0], ext[0], ext[1], ext[1])
+    return cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False) -> GridModel | None:
+    """Correct ``model`` by matching line-position profiles of four bands to the layout."""
+    rect = rectify(grey, model, PPC, EXT)
+    rv, rh = directional_ridges(rect)
+    n = rect.shape[0]
+    x = np.arange(n, dtype=np.float64)
+    c = (7.5 - EXT[0]) * PPC
+    grid_pts, rect_pts = [], []
+    bands, tps = (FINE_BANDS, FINE_TEMPLATE_PROFILES) if fine else (BANDS, TEMPLATE_PROFILES)
+    scales, shifts = (FINE_SCALES, FINE_SHIFTS) if fine else (SCALES, SHIFTS)
+    for (axis, (b0, b1)), tp in zip(bands, tps, strict=True):
+        prof = _band_profile(rv if axis == 0 else rh, axis, b0, b1)
+        prof = prof - prof.mean()
+        # template position x corresponds to image position a * (x - c) + c + sh
+        xi = (scales[:, None, None] * (x - c)[None, None, :] + c
+              + shifts[None, :, None] * PPC)
+        vals = np.interp(xi.ravel(), x, prof, left=0.0, right=0.0).reshape(xi.shape)
+        sc = vals @ tp
+        ia, ish = np.unravel_index(int(np.argmax(sc)), sc.shape)
+        a, sh = scales[ia], shifts[ish]
+        mid = (b0 + b1) / 2
+        for k in range(16):
+            pos = (a * ((k - EXT[0]) * PPC - c) + c + sh * PPC) / PPC + EXT[0]
+            if axis == 0:
+                grid_pts.append((k, mid))
+                rect_pts.append((pos, mid))
+            else:
+                grid_pts.append((mid, k))
+                rect_pts.append((mid, pos))
+    g = np.array(grid_pts, np.float64)
+    img_pts = model.to_image(np.array(rect_pts, np.float64))
+    h, _ = cv2.findHomography(g, model.undistort(img_pts), 0)
+    if h is None:
+        return None
+    return GridModel(h, model.k, model.width, model.height)
+
+
+def locate(image: np.ndarray, min_score: float = 0.35) -> LocateResult:
+    """Find the board in a BGR or grey image of any size."""
+    grey = to_grey(image)
+    h, w = grey.shape
+    img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
+    best: tuple[GridModel, float, int] | None = None
+    for quad in coarse_quads(grey):
+        for m0 in _initial_models(quad, w, h):
+            m1 = align_profiles(grey, m0)
+            if m1 is not None:
+                m1 = align_profiles(grey, m1, fine=True)
+            if m1 is None:
+                continue
+            r = refine(img, m1)
+            if r is not None and (best is None or r[1] > best[1]):
+                best = r
+        if best is not None and best[1] > 0.6:
+            break
+    if best is None or best[1] < min_score:
+        return LocateResult(None, 0.0 if best is None else best[1], 0)
+    model, score, inl = best
+    return LocateResult(model, score, inl)

@@ -1,0 +1,145 @@
+"""``BoardReader``: one camera frame in, the state of every cell out.
+
+locate (or calibration / markers) -> rectify -> 193 crops -> ONNX classifier ->
+classical pip count as a cross-check -> cells, uncertain, occluded. The model is
+loaded once per reader; a reader holds no per-frame state.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .calibration import Calibration, board_moved
+from .cells import crops, model_maps, normalise, rectify_board
+from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
+from .geometry import CELL_NAMES, GridModel
+from .locate import locate
+from .markers import locate_with_markers
+from .pips import count_pips
+
+#: Frames are read at this longer side at most (larger ones are reduced first).
+WORK_SIDE = 1280
+#: Below this top-class probability a cell is uncertain.
+MIN_CONFIDENCE = 0.9
+
+
+@dataclass
+class ReadResult:
+    board_found: bool
+    corners: list[list[float]] | None = None
+    cells: dict[str, int] = field(default_factory=dict)
+    uncertain: list[str] = field(default_factory=list)
+    occluded: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+    #: per cell (CELL_NAMES order): class index (0 empty, 1..6 pips, 7 occluded)
+    classes: np.ndarray | None = None
+    #: per cell: probabilities of the 8 classes
+    probabilities: np.ndarray | None = None
+    #: per cell: classical pip count (-2 not checked, -1 implausible, 0 no tile)
+    pip_counts: np.ndarray | None = None
+    model: GridModel | None = None
+    locate_score: float = 0.0
+    source: str = "locate"
+
+    def to_json(self) -> dict:
+        d: dict = {"board_found": self.board_found}
+        if self.board_found:
+            d["corners"] = self.corners
+        d["cells"] = self.cells
+        d["uncertain"] = self.uncertain
+        d["occluded"] = self.occluded
+        d["elapsed_ms"] = round(self.elapsed_ms, 1)
+        return d
+
+
+def _reading_key(name: str) -> tuple[int, int]:
+    return int(name[1:]), ord(name[0])
+
+
+class BoardReader:
+    def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
+                 calibration: Calibration | None = None, markers: bool = False,
+                 min_confidence: float = MIN_CONFIDENCE):
+        self.classifier = PipClassifier(model_path, threads)
+        self.calibration = calibration
+        self.markers = markers
+        self.min_confidence = min_confidence
+
+    # -- geometry ----------------------------------------------------------------------
+    def _model(self, work: np.ndarray) -> tuple[GridModel | None, float, str]:
+        h, w = work.shape[:2]
+        if self.calibration is not None:
+            frame = self.calibration.undistort(work)
+            if not board_moved(frame, self.calibration):
+                return self.calibration.model_for(w, h), self.calibration.line_score, \
+                    "calibration"
+        if self.markers:
+            r = locate_with_markers(work)
+            if r.found:
+                return r.model, r.score, "markers"
+        r = locate(work)
+        return r.model, r.score, "locate"
+
+    # -- reading -----------------------------------------------------------------------
+    def read(self, image: np.ndarray) -> ReadResult:
+        t0 = time.perf_counter()
+        h, w = image.shape[:2]
+        f = min(1.0, WORK_SIDE / max(h, w))
+        work = image if f == 1.0 else cv2.resize(image, (int(round(w * f)), int(round(h * f))),
+                                                 interpolation=cv2.INTER_AREA)
+        if self.calibration is not None and self.calibration.camera_matrix is not None:
+            work = self.calibration.undistort(work)
+        model, score, source = self._model(work)
+        if model is None:
+            return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
+                              locate_score=score, source=source)
+        grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
+        cr = crops(board)
+        probs = self.classifier.probabilities(cr)
+        result = self.decide(cr, probs)
+        result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
+                          for x, y in model.corners()]
+        result.model = model
+        result.locate_score = score
+        result.source = source
+        result.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return result
+
+    def decide(self, cr: np.ndarray, probs: np.ndarray) -> ReadResult:
+        """Cells, uncertain and occluded lists from crops and class probabilities."""
+        cls = probs.argmax(axis=1)
+        conf = probs.max(axis=1)
+        counts = np.full(len(cls), -2, np.int32)
+        cells: dict[str, int] = {}
+        uncertain: list[str] = []
+        occluded: list[str] = []
+        for i, name in enumerate(CELL_NAMES):
+            c = int(cls[i])
+            if c == OCCLUDED:
+                occluded.append(name)
+                uncertain.append(name)
+                continue
+            doubt = conf[i] < self.min_confidence
+            if c > 0:
+                counts[i] = count_pips(cr[i])
+                # the classical count abstains when it sees no plausible tile (0 or -1)
+                if counts[i] > 0 and counts[i] != c:
+                    doubt = True
+            if doubt:
+                uncertain.append(name)
+            elif c > 0:
+                cells[name] = c
+        order = sorted(cells, key=_reading_key)
+        return ReadResult(True, cells={n: cells[n] for n in order},
+                          uncertain=sorted(uncertain, key=_reading_key),
+                          occluded=sorted(occluded, key=_reading_key),
+                          classes=cls, probabilities=probs, pip_counts=counts)
+
+
+__all__ = ["BoardReader", "CLASSES", "ReadResult"]
