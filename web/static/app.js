@@ -1,0 +1,424 @@
+/* Zatre Vision dashboard: draws the board and the score sheets, keeps them live from
+   the server-sent event stream, and sends the operator's corrections. No build step. */
+(function () {
+  "use strict";
+  const SVG = "http://www.w3.org/2000/svg";
+  const COLS = "ABCDEFGHIJKLMNO";
+  const PRINTED_BONUS = [3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6];
+  const PIPS = {
+    1: [[5, 5]], 2: [[3, 3], [7, 7]], 3: [[3, 3], [5, 5], [7, 7]],
+    4: [[3, 3], [7, 3], [3, 7], [7, 7]], 5: [[3, 3], [7, 3], [5, 5], [3, 7], [7, 7]],
+    6: [[3, 2.6], [7, 2.6], [3, 5], [7, 5], [3, 7.4], [7, 7.4]],
+  };
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const el = (tag, attrs, parent, ns) => {
+    const e = ns ? document.createElementNS(SVG, tag) : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+    }
+    if (parent) parent.appendChild(e);
+    return e;
+  };
+  const s = (tag, attrs, parent) => el(tag, attrs, parent, true);
+  const readJSON = (id) => { const n = document.getElementById(id); return n ? JSON.parse(n.textContent) : null; };
+  const CELLS = readJSON("cells-data") || [];
+  const cellPos = {};
+  CELLS.forEach((c) => { cellPos[c.name] = c; });
+
+  // ---- board ---------------------------------------------------------------------------
+  function drawGrid(svg) {
+    svg.textContent = "";
+    const defs = s("defs", {}, svg);
+    const glow = s("filter", { id: "glow", x: "-50%", y: "-50%", width: "200%", height: "200%" }, defs);
+    s("feGaussianBlur", { stdDeviation: "1.1", result: "b" }, glow);
+    const m = s("feMerge", {}, glow);
+    s("feMergeNode", { in: "b" }, m); s("feMergeNode", { in: "SourceGraphic" }, m);
+    const labels = s("g", { class: "labels" }, svg);
+    for (let i = 0; i < 15; i++) {
+      s("text", { x: i * 10 + 5, y: -2.2, text: COLS[i] }, labels);
+      s("text", { x: -3.6, y: i * 10 + 6.2, text: String(i + 1) }, labels);
+    }
+    const cells = s("g", { class: "cells" }, svg);
+    const byName = {};
+    CELLS.forEach((c) => {
+      const g = s("g", { class: "cell cell-" + c.kind, "data-cell": c.name,
+        transform: `translate(${c.col * 10},${c.row * 10})` }, cells);
+      s("rect", { class: "cell-bg", width: 10, height: 10 }, g);
+      byName[c.name] = g;
+    });
+    s("g", { class: "layer-tiles" }, svg);
+    svg._cells = byName;
+    svg._ready = true;
+  }
+
+  function drawTile(layer, name, value, cls) {
+    const c = cellPos[name];
+    if (!c) return;
+    const g = s("g", { class: "tile " + (cls || ""), "data-cell": name, "data-value": value,
+      transform: `translate(${c.col * 10},${c.row * 10})` }, layer);
+    s("rect", { class: "tile-face", x: 0.7, y: 0.7, width: 8.6, height: 8.6, rx: 1.3 }, g);
+    (PIPS[value] || []).forEach(([x, y]) => s("circle", { class: "pip", cx: x, cy: y, r: 0.85 }, g));
+  }
+
+  function renderBoard(svg, board, opts) {
+    opts = opts || {};
+    if (!svg._ready) drawGrid(svg);
+    const layer = svg.querySelector(".layer-tiles");
+    layer.textContent = "";
+    const last = new Set(opts.lastPlaced || []);
+    Object.entries(opts.hints || {}).forEach(([name, max]) => {
+      const c = cellPos[name];
+      if (!c || board[name]) return;
+      const g = s("g", { class: "hint", "data-cell": name, "data-max": max,
+        transform: `translate(${c.col * 10},${c.row * 10})` }, layer);
+      s("rect", { x: 0.8, y: 0.8, width: 8.4, height: 8.4, rx: 1.2 }, g);
+      s("text", { x: 5, y: 6.6, text: String(max) }, g);
+    });
+    Object.entries(board).forEach(([name, v]) => drawTile(layer, name, v, last.has(name) ? "last" : ""));
+    Object.entries(opts.pending || {}).forEach(([name, v]) => drawTile(layer, name, v, "pending"));
+    Object.entries(opts.draft || {}).forEach(([name, v]) => drawTile(layer, name, v, "draft"));
+    if (opts.selected && cellPos[opts.selected]) {
+      const c = cellPos[opts.selected];
+      s("rect", { class: "selected", x: c.col * 10, y: c.row * 10, width: 10, height: 10 }, layer);
+    }
+  }
+
+  // ---- score sheets --------------------------------------------------------------------------
+  const cellText = (v) => (v === null || v === undefined ? "" : String(v));
+
+  function renderSheets(container, sheets, opts) {
+    opts = opts || {};
+    const players = opts.players || Object.keys(sheets);
+    const previous = container._values || {};
+    const values = {};
+    container.textContent = "";
+    players.forEach((p) => {
+      const sheet = sheets[p] || { rows: [], minus: 0, total: 0 };
+      const box = el("div", { class: "sheet paper" + (opts.turn === p ? " to-play" : "") +
+        ((opts.winners || []).includes(p) ? " winner" : ""), "data-player": p }, container);
+      const head = el("div", { class: "sheet-head" }, box);
+      el("span", { class: "brand-mini", text: "ZATRE" }, head);
+      el("span", { class: "name", text: p }, head);
+      if (opts.turn === p) el("span", { class: "to-play-badge", text: "to play" }, head);
+      if ((opts.winners || []).includes(p)) el("span", { class: "winner-badge", text: "winner" }, head);
+      const table = el("table", {}, box);
+      const hr = el("tr", {}, el("thead", {}, table));
+      ["x 2", "10 (1)", "11 (2)", "12 (4)", "Bonus", "Total"].forEach((h) => el("th", { text: h }, hr));
+      const body = el("tbody", {}, table);
+      const n = Math.max(opts.minRows || 16, sheet.rows.length);
+      for (let k = 0; k < n; k++) {
+        const r = sheet.rows[k];
+        const tr = el("tr", { "data-row": k + 1 }, body);
+        const put = (col, text, cls) => {
+          const key = `${p}|${k}|${col}`;
+          values[key] = text;
+          const changed = container._values && previous[key] !== text && text !== "";
+          return el("td", { class: (cls || "") + (changed ? " changed" : ""), "data-col": col, text }, tr);
+        };
+        put("x2", r && r.x2 ? "✕" : "", "x2");
+        put("10", cellText(r && r["10"]));
+        put("11", cellText(r && r["11"]));
+        put("12", cellText(r && r["12"]));
+        const bonus = put("bonus", r && r.bonus ? String(r.bonus) : "", "bonus");
+        if (!(r && r.bonus) && k < 16) el("span", { class: "printed", text: String(PRINTED_BONUS[k]) }, bonus);
+        put("total", r && (r.total || r["10"] !== null || r["11"] !== null || r["12"] !== null) ? String(r.total) : "", "total");
+      }
+      const foot = el("tfoot", {}, table);
+      const m = el("tr", {}, foot);
+      el("td", { colspan: 5, text: "Minus" }, m);
+      el("td", { class: "total minus", "data-player": p, text: sheet.minus ? "-" + sheet.minus : "" }, m);
+      const g = el("tr", { class: "grand" }, foot);
+      el("td", { colspan: 5, text: "Grand Total" }, g);
+      const key = `${p}|grand`;
+      values[key] = String(sheet.total);
+      el("td", { class: "total grand-total" + (container._values && previous[key] !== values[key] ? " changed" : ""),
+        "data-player": p, text: String(sheet.total) }, g);
+    });
+    container._values = values;
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------
+  function toast(message, bad) {
+    const t = $("#toast");
+    if (!t) return;
+    t.textContent = message;
+    t.className = "toast" + (bad ? " bad" : "");
+    t.hidden = false;
+    clearTimeout(t._timer);
+    t._timer = setTimeout(() => { t.hidden = true; }, bad ? 6000 : 2500);
+  }
+
+  async function post(url, body) {
+    const token = $('meta[name="csrf-token"]').content;
+    let resp;
+    try {
+      resp = await fetch(url, { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token },
+        body: JSON.stringify(body || {}) });
+    } catch (e) {
+      toast("The table server cannot be reached.", true);
+      return null;
+    }
+    const data = await resp.json().catch(() => ({}));
+    if (!resp.ok) { toast(data.error || `Error ${resp.status}`, true); return null; }
+    if (data.message) toast(data.message, data.turn && !data.turn.legal);
+    if (data.state && window.ZatreLive) window.ZatreLive.apply(data.state);
+    return data;
+  }
+
+  function setLive(on) {
+    const live = $("#live");
+    if (!live) return;
+    live.textContent = on ? "live" : "reconnecting…";
+    live.className = "pill " + (on ? "pill-live" : "pill-off");
+  }
+
+  function describeTurn(t) {
+    if (!t) return "No turn yet.";
+    const pts = t.points || {};
+    const total = 1 * (pts["10"] || 0) + 1 * (pts["11"] || 0) + 1 * (pts["12"] || 0);
+    const cells = Object.keys(t.placed || {});
+    if (!cells.length) return `${t.player} passed.`;
+    const parts = [];
+    ["10", "11", "12"].forEach((k) => { if (pts[k]) parts.push(`${k}: ${pts[k]}`); });
+    if (t.crosses) parts.push(`x2 ✕${t.crosses}`);
+    return `${t.player} placed ${cells.length} tile${cells.length > 1 ? "s" : ""} and scored ` +
+      `${total} point${total === 1 ? "" : "s"}` + (parts.length ? ` (${parts.join(" · ")})` : "") +
+      (t.override ? " · accepted by the operator" : "");
+  }
+
+  // ---- live table view ------------------------------------------------------------------------------
+  function tableView() {
+    const svg = $("#board");
+    const sheetsBox = $("#sheets");
+    const auth = document.body.dataset.auth === "1";
+    let state = readJSON("state-data");
+    let mode = "view";
+    let draft = {};
+    let pickCell = null;
+    const hintsToggle = $("#hints-toggle");
+    if (hintsToggle) {
+      hintsToggle.checked = localStorage.getItem("zatre-hints") === "1";
+      hintsToggle.addEventListener("change", () => {
+        localStorage.setItem("zatre-hints", hintsToggle.checked ? "1" : "0");
+        render();
+      });
+    }
+
+    function render() {
+      if (svg) {
+        const showHints = hintsToggle && hintsToggle.checked && !state.profi && mode !== "correct";
+        renderBoard(svg, state.board || {}, {
+          lastPlaced: state.last_turn ? Object.keys(state.last_turn.placed || {}) : [],
+          pending: state.pending ? state.pending.placed : {},
+          hints: showHints ? state.hints : {},
+          draft, selected: pickCell,
+        });
+        svg.classList.toggle("mode-enter", mode === "enter");
+        svg.classList.toggle("mode-correct", mode === "correct");
+      }
+      if (sheetsBox) renderSheets(sheetsBox, state.sheets || {}, { players: state.players, turn: state.turn, winners: state.winners });
+      const who = $("#who");
+      if (who) {
+        if (!state.match_id) who.textContent = "No match";
+        else if (state.finished) who.textContent = state.winners.length ? `${state.winners.join(" & ")} won` : "Finished";
+        else who.textContent = state.turn ? `${state.turn} to play` : "—";
+        who.classList.toggle("finished", !!state.finished);
+      }
+      const set = (id, text) => { const n = document.getElementById(id); if (n) n.textContent = text; };
+      set("who-short", state.turn ? `${state.turn} to play · turn ${state.turn_number}` : "");
+      set("turn-number", state.match_id ? `Turn ${state.turn_number}` : "");
+      set("match-label", state.match_id ? `Match ${state.match_id}${state.source ? " · " + state.source : ""}` : "");
+      set("last-turn", describeTurn(state.last_turn));
+      set("bag", String(state.bag));
+      const cam = state.camera || {};
+      const camEl = $("#camera-state");
+      if (camEl) {
+        camEl.textContent = cam.state || "off";
+        camEl.className = "stat-value camera cam-" + (cam.state || "off");
+      }
+      set("camera-message", `camera: ${cam.source || "none"}${cam.message ? " · " + cam.message : ""}`);
+      const hc = $("#hints-card"), pn = $("#profi-note");
+      if (hc && pn) { pn.hidden = !state.profi; hc.querySelector(".switch").hidden = !!state.profi; }
+      const pt = $("#profi-toggle");
+      if (pt) pt.checked = !!state.profi;
+      renderAlerts();
+      renderFinishForm();
+    }
+
+    function renderAlerts() {
+      const box = $("#alerts");
+      if (!box) return;
+      box.textContent = "";
+      (state.alerts || []).forEach((a) => {
+        const card = el("div", { class: "alert alert-" + a.kind }, box);
+        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}` : "Camera";
+        el("div", { class: "alert-title", text: "⚠ " + title + (a.cells ? ` (${a.cells.join(", ")})` : "") }, card);
+        const ul = el("ul", {}, card);
+        (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
+        if (a.kind === "illegal-turn" && auth) {
+          const row = el("div", { class: "row" }, card);
+          const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+          const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: "Reject: tiles taken back" }, row);
+          acc.addEventListener("click", () => post("/table/accept"));
+          rej.addEventListener("click", () => post("/table/reject"));
+        } else if (a.kind === "illegal-turn") {
+          el("div", { class: "muted", text: "Take the tiles back, or an operator can accept the turn." }, card);
+        }
+      });
+    }
+
+    function renderFinishForm() {
+      const form = $("#finish-form");
+      if (!form || form._players === (state.players || []).join("|")) return;
+      form._players = (state.players || []).join("|");
+      form.textContent = "";
+      (state.players || []).forEach((p, i) => {
+        const l = el("label", { text: p + ": tiles left " }, form);
+        el("input", { name: `minus_${i}`, "data-player": p, placeholder: "e.g. 3 5", autocomplete: "off" }, l);
+      });
+      el("button", { class: "btn", id: "finish", text: "Finish the game" }, form);
+    }
+
+    function apply(next) {
+      if (!next) return;
+      if (state && next.boot === state.boot && next.version < state.version) return;
+      state = next;
+      render();
+    }
+    window.ZatreLive = { apply, get state() { return state; } };
+
+    // operator interaction
+    const picker = $("#picker");
+    function openPicker(name) {
+      pickCell = name;
+      $("#picker-title").textContent = mode === "correct" ? `Correct ${name}` : `Tile on ${name}`;
+      const clear = picker.querySelector('[data-value="clear"]');
+      clear.hidden = mode === "enter" && !(name in draft);
+      picker.hidden = false;
+      render();
+    }
+    function closePicker() { pickCell = null; if (picker) picker.hidden = true; render(); }
+    if (svg && auth) {
+      svg.addEventListener("click", (ev) => {
+        const g = ev.target.closest("[data-cell]");
+        if (!g || mode === "view") return;
+        const name = g.dataset.cell;
+        if (mode === "enter" && state.board[name]) { toast(`${name} already has a tile: use Correct cells`, true); return; }
+        openPicker(name);
+      });
+      picker.addEventListener("click", async (ev) => {
+        const b = ev.target.closest("button");
+        if (!b || !pickCell) return;
+        const v = b.dataset.value;
+        const name = pickCell;
+        if (v === "cancel") { closePicker(); return; }
+        if (mode === "enter") {
+          if (v === "clear") delete draft[name]; else draft[name] = Number(v);
+          closePicker(); updateDraft();
+        } else if (mode === "correct") {
+          closePicker();
+          await post("/table/cell", { cell: name, value: v === "clear" ? null : Number(v) });
+        }
+      });
+      document.querySelectorAll("#mode button").forEach((b) => b.addEventListener("click", () => {
+        mode = b.dataset.mode;
+        document.querySelectorAll("#mode button").forEach((x) => x.classList.toggle("on", x === b));
+        $("#draft").hidden = mode !== "enter";
+        closePicker();
+      }));
+      $("#commit-turn").addEventListener("click", async () => {
+        if (!Object.keys(draft).length) { toast("Tap empty cells to place tiles first", true); return; }
+        const r = await post("/table/turn", { placed: draft });
+        if (r) { draft = {}; updateDraft(); }
+      });
+      $("#pass-turn").addEventListener("click", () => post("/table/turn", { placed: {} }));
+      $("#clear-draft").addEventListener("click", () => { draft = {}; updateDraft(); });
+      $("#undo").addEventListener("click", () => post("/table/undo"));
+      $("#profi-toggle").addEventListener("change", (ev) => post("/table/profi", { profi: ev.target.checked }));
+      $("#held-form").addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        const r = await post("/table/held", { tiles: $("#held-tiles").value });
+        if (r) $("#held-tiles").value = "";
+      });
+      $("#finish-form").addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        const minus = {};
+        ev.target.querySelectorAll("input").forEach((i) => {
+          const tiles = i.value.trim().split(/[\s,]+/).filter(Boolean);
+          minus[i.dataset.player] = tiles;
+        });
+        await post("/table/finish", { minus });
+      });
+    }
+    function updateDraft() {
+      const box = $("#draft-cells");
+      if (box) {
+        const names = Object.keys(draft);
+        box.textContent = names.length ? names.map((n) => `${n}=${draft[n]}`).join("  ") : "Tap empty cells to place tiles.";
+      }
+      render();
+    }
+
+    render();
+    connect(apply);
+  }
+
+  function connect(apply) {
+    if (!window.EventSource) return;
+    const es = new EventSource("/events");
+    es.addEventListener("open", () => setLive(true));
+    es.addEventListener("error", () => setLive(false));
+    es.addEventListener("state", (ev) => { setLive(true); apply(JSON.parse(ev.data)); });
+    window.addEventListener("beforeunload", () => es.close());
+  }
+
+  // ---- match replay ------------------------------------------------------------------------------------
+  function replayView() {
+    const steps = readJSON("steps-data");
+    const svg = $("#board"), range = $("#step"), sheets = $("#sheets");
+    const show = (k) => {
+      const st = steps[k];
+      range.value = k;
+      renderBoard(svg, st.board, { lastPlaced: st.turn ? Object.keys(st.turn.placed || {}) : [] });
+      renderSheets(sheets, st.sheets, {});
+      $("#step-label").textContent = `turn ${k} of ${steps.length - 1}`;
+      const box = $("#step-turn");
+      box.textContent = "";
+      el("div", { text: k ? describeTurn(st.turn) : "The empty board." }, box);
+      if (st.turn && st.turn.violations && st.turn.violations.length) {
+        const ul = el("ul", { class: "bad" }, box);
+        st.turn.violations.forEach((v) => el("li", { text: v.message }, ul));
+      }
+    };
+    range.addEventListener("input", () => show(Number(range.value)));
+    $("#step-prev").addEventListener("click", () => show(Math.max(0, Number(range.value) - 1)));
+    $("#step-next").addEventListener("click", () => show(Math.min(steps.length - 1, Number(range.value) + 1)));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowLeft") $("#step-prev").click();
+      if (e.key === "ArrowRight") $("#step-next").click();
+    });
+    show(steps.length - 1);
+  }
+
+  function setupView() {
+    const inputs = document.querySelectorAll(".player-input");
+    const starter = $("#starter");
+    if (!starter) return;
+    const refresh = () => {
+      const keep = starter.value;
+      starter.textContent = "";
+      el("option", { value: "draw", text: "Draw tiles: the highest starts" }, starter);
+      inputs.forEach((i) => { const v = i.value.trim(); if (v) el("option", { value: v, text: v }, starter); });
+      starter.value = [...starter.options].some((o) => o.value === keep) ? keep : "draw";
+    };
+    inputs.forEach((i) => i.addEventListener("input", refresh));
+  }
+
+  window.Zatre = { renderBoard, renderSheets, post };
+  const page = document.body.dataset.page;
+  if (page === "table" || page === "sheet") tableView();
+  else if (page === "history" && $("#steps-data")) replayView();
+  else if (page === "setup") setupView();
+  if (page !== "table" && page !== "sheet" && $("#live")) $("#live").hidden = true;
+})();

@@ -1,0 +1,148 @@
+"""Settings of the table service: one typed model, loaded from YAML + ``ZATRE_*`` env.
+
+Priority, highest first: command-line options, environment variables
+(``ZATRE_SERVER__PORT=8001``: section and key joined by a double underscore), the
+YAML file, the defaults below. Unknown keys are refused with a one-line error. Each
+concern is its own small section model, so new sections (gpio, calibration) slot in
+beside these without touching them.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+
+class ConfigError(ValueError):
+    """A settings file or value that cannot be used (one-line message)."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ServerSettings(_Section):
+    host: str = "0.0.0.0"
+    port: int = Field(8000, ge=1, le=65535)
+    #: The table's PIN (4 to 12 digits). None: chosen on first setup in the browser.
+    pin: str | None = None
+    data_dir: Path = Path("data")
+    #: None: SQLite in data_dir; or ``postgresql://user:pass@host/db`` for a club server.
+    db: str | None = None
+    #: waitress worker threads; every open event stream holds one.
+    threads: int = Field(64, ge=4, le=1024)
+    table: str = Field("table-1", min_length=1, max_length=40)
+    season: str | None = Field(None, max_length=40)
+    keepalive_s: float = Field(15.0, gt=0, le=300)
+
+    @field_validator("pin")
+    @classmethod
+    def _pin_digits(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"\d{4,12}", str(v)):
+            raise ValueError("the PIN is 4 to 12 digits")
+        return v
+
+    @field_validator("db")
+    @classmethod
+    def _db_url(cls, v: str | None) -> str | None:
+        if v is not None and not (v.startswith(("postgresql://", "postgres://", "sqlite:///"))):
+            raise ValueError("db is postgresql://... or sqlite:///path")
+        return v
+
+
+class CameraSettings(_Section):
+    #: demo (simulated game), none (manual entry), picamera2, an OpenCV device index,
+    #: a stream URL or video file, or a folder of frames.
+    source: str = "none"
+    fps: float = Field(5.0, gt=0, le=60)
+    #: seconds between turns of the simulated demo game
+    demo_interval_s: float = Field(2.0, ge=0.01, le=60)
+    demo_seed: int | None = None
+
+
+class UISettings(_Section):
+    #: "Profi" mode: no hints for anyone.
+    profi: bool = False
+
+
+_yaml_path: contextvars.ContextVar[Path | None] = contextvars.ContextVar("_yaml_path", default=None)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ZATRE_", env_nested_delimiter="__",
+                                      extra="forbid")
+
+    server: ServerSettings = ServerSettings()
+    camera: CameraSettings = CameraSettings()
+    ui: UISettings = UISettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
+                                   init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource):
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _yaml_path.get()
+        if path is not None:
+            sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=path))
+        return tuple(sources)
+
+
+def _describe(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "settings"
+    if err["type"] == "extra_forbidden":
+        return f"{where}: unknown key"
+    return f"{where}: {err['msg']}"
+
+
+def _deep_merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _deep_merge(out.get(k) or {}, v) if isinstance(v, dict) else v
+    return out
+
+
+def load_settings(path: str | Path | None = None,
+                  overrides: dict[str, dict[str, Any]] | None = None) -> Settings:
+    """Load the settings; raises ConfigError with a one-line reason."""
+    if path is not None:
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 1}" if mark is not None else ""
+            raise ConfigError(f"{path}: not valid YAML{at}") from None
+        if data is not None and not isinstance(data, dict):
+            raise ConfigError(f"{path}: the settings file must be a mapping of sections")
+    token = _yaml_path.set(path)
+    try:
+        init = {k: v for k, v in (overrides or {}).items() if v}
+        try:
+            settings = Settings()
+            if init:
+                merged = _deep_merge(settings.model_dump(), init)
+                settings = Settings.model_validate(merged)
+        except ValidationError as exc:
+            prefix = f"{path}: " if path is not None else ""
+            raise ConfigError(prefix + _describe(exc)) from None
+    finally:
+        _yaml_path.reset(token)
+    return settings

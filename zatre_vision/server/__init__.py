@@ -1,0 +1,94 @@
+"""The table dashboard: a Flask app built by :func:`create_app` from explicit inputs.
+
+Blueprints: ``pages`` (HTML), ``api`` (JSON for club tools, contracts.md), ``stream``
+(server-sent events) and ``admin`` (POST actions behind the PIN and a CSRF token).
+No module-level app and no globals: everything a view needs hangs off
+``app.extensions["zatre"]`` (a :class:`ZatreContext`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from ..config import Settings
+from ..store import Store
+from ..table import Table
+from .camera import CameraControl
+from .paths import web_dir
+from .security import PinGuard, csrf_token, signed_in
+
+
+@dataclass
+class ZatreContext:
+    config: Settings
+    table: Table
+    store: Store
+    pins: PinGuard
+    camera: CameraControl | None
+
+
+def wants_json() -> bool:
+    if request.path.startswith(("/api/", "/events")) or request.is_json:
+        return True
+    if "X-Table-PIN" in request.headers:
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+def create_app(config: Settings, table: Table, store: Store,
+               camera: CameraControl | None = None) -> Flask:
+    web = web_dir()
+    app = Flask(__name__, template_folder=str(web / "templates"),
+                static_folder=str(web / "static"), static_url_path="/static")
+    secret = store.get_setting("secret_key")
+    if secret is None:
+        secret = secrets.token_hex(32)
+        store.set_setting("secret_key", secret)
+    app.config.update(
+        SECRET_KEY=secret,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        MAX_CONTENT_LENGTH=64 * 1024,
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False
+    app.extensions["zatre"] = ZatreContext(config, table, store,
+                                           PinGuard(store, table.name, config.server.pin), camera)
+
+    from . import admin, api, pages, stream
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(stream.bp)
+    app.register_blueprint(admin.bp)
+
+    @app.context_processor
+    def _globals():
+        ctx = app.extensions["zatre"]
+        return {"csrf_token": csrf_token, "signed_in": signed_in(),
+                "pin_set": ctx.pins.is_set, "table_name": table.name}
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        code = exc.code or 500
+        message = exc.description or exc.name
+        if wants_json():
+            return jsonify({"error": message, "status": code}), code
+        return render_template("error.html", code=code, name=exc.name, message=message), code
+
+    @app.after_request
+    def _headers(resp):
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
+        return resp
+
+    return app

@@ -1,0 +1,275 @@
+"""POST actions: sign-in, setup, manual turns, corrections, overrides, the end of a
+match, tournaments. Everything that changes a match needs the table's PIN (see
+``security``); every input is validated (``forms``); an operation that does not fit
+the match's state is a 409 with the reason."""
+
+from __future__ import annotations
+
+import random
+
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
+
+from .. import server as _server
+from ..match import MatchError
+from . import forms
+from .records import pairing_key, round_robin
+from .security import check_csrf, require_pin, signed_in
+
+bp = Blueprint("admin", __name__)
+
+
+def ctx():
+    return current_app.extensions["zatre"]
+
+
+def done(message: str, target: str | None = None, **extra):
+    if _server.wants_json():
+        return jsonify({"ok": True, "message": message, **extra,
+                        "state": ctx().table.state()})
+    flash(message)
+    nxt = request.form.get("next", "")
+    if nxt.startswith("/") and not nxt.startswith("//"):
+        return redirect(nxt)
+    return redirect(target or url_for("pages.table"))
+
+
+def run(call):
+    try:
+        return call()
+    except MatchError as exc:
+        abort(409, str(exc))
+
+
+# -- sign in ------------------------------------------------------------------------
+@bp.post("/login")
+def login():
+    check_csrf()
+    data = forms.payload()
+    guard = ctx().pins
+    if not guard.is_set:
+        abort(409, "no PIN is set yet: choose one in Setup")
+    if not guard.check(str(data.get("pin", "")).strip(), request.remote_addr or "?"):
+        abort(401, "wrong table PIN")
+    session["auth"] = guard.fingerprint()
+    return done("Signed in: corrections and setup are unlocked.")
+
+
+@bp.post("/logout")
+def logout():
+    check_csrf()
+    session.pop("auth", None)
+    return done("Signed out.")
+
+
+# -- setup -----------------------------------------------------------------------------
+@bp.post("/setup")
+def setup():
+    data = forms.payload()
+    guard = ctx().pins
+    if not guard.is_set:  # first setup: choose the table's PIN
+        check_csrf()
+        new_pin = forms.pin(data.get("new_pin"), "new PIN")
+        guard.set_pin(new_pin)
+        session["auth"] = guard.fingerprint()
+    else:
+        return _setup_with_pin(data)
+    return _start_match(data)
+
+
+@require_pin
+def _setup_with_pin(data):
+    return _start_match(data)
+
+
+def _start_match(data: dict):
+    players = forms.player_names(data.get("players[]") or data.get("players"))
+    source = forms.camera_source(data.get("camera"))
+    teams: dict[str, int] = {}
+    raw_teams = data.get("teams")
+    if isinstance(raw_teams, dict):
+        for name, members in raw_teams.items():
+            if name not in players:
+                abort(400, f"team {str(name)[:30]!r} is not one of the players")
+            try:
+                m = int(members)
+            except (TypeError, ValueError):
+                abort(400, "team sizes are whole numbers")
+            if not 1 <= m <= 3:
+                abort(400, "a team has 1 to 3 members")
+            if m > 1:
+                teams[name] = m
+    draw = None
+    starter = data.get("starter") or "draw"
+    if starter == "draw":
+        draw = draw_starter_of(players)
+        starter = draw["starter"]
+    elif starter not in players:
+        abort(400, "the starting player must be one of the players")
+    camera = ctx().camera
+    tournament_id, pairing = _tournament_fields(data, players)
+    if source == "demo":
+        if camera is None:
+            abort(409, "this server has no demo source")
+        camera.start("demo", players)
+        return done("A simulated game starts in a moment.", url_for("pages.table"))
+    match_id = run(lambda: ctx().table.new_match(players, starter, teams, source="manual"
+                                                 if source == "none" else "camera",
+                                                 tournament_id=tournament_id, pairing=pairing))
+    if camera is not None:
+        camera.start(source)
+    msg = f"Match {match_id} started: {starter} begins."
+    if draw:
+        msg += " Draw: " + "; ".join(", ".join(f"{p} {v}" for p, v in r.items())
+                                    for r in draw["rounds"]) + "."
+    return done(msg, url_for("pages.table"), match_id=match_id, draw=draw)
+
+
+def _tournament_fields(data: dict, players: list[str]):
+    raw = data.get("tournament_id")
+    if raw in (None, ""):
+        return None, None
+    if not str(raw).isdigit():
+        abort(400, "tournament_id must be a number")
+    t = ctx().store.get_tournament(int(raw))
+    if t is None:
+        abort(404, f"no tournament {raw}")
+    if len(players) != 2 or not set(players) <= set(t["players"]):
+        abort(400, "a tournament game is one pairing of two of its players")
+    return t["id"], pairing_key(*players)
+
+
+def draw_starter_of(players):
+    from ..table import draw_starter
+
+    return draw_starter(players, random.SystemRandom())
+
+
+@bp.post("/table/draw")
+@require_pin
+def draw():
+    players = forms.player_names(forms.payload().get("players"))
+    result = draw_starter_of(players)
+    return jsonify(result)
+
+
+# -- the live match --------------------------------------------------------------------
+@bp.post("/table/turn")
+@require_pin
+def turn():
+    data = forms.payload()
+    placed = forms.placement(data.get("placed", {}))
+    hand = data.get("hand")
+    hand = forms.tiles(hand) if hand not in (None, "", []) else None
+    player = data.get("player") or None
+    verdict = run(lambda: ctx().table.commit_turn(placed, hand, source="manual", player=player))
+    msg = "Turn scored." if verdict["legal"] else "Turn flagged: " + "; ".join(
+        v["message"] for v in verdict["violations"])
+    return done(msg, turn=verdict)
+
+
+@bp.post("/table/accept")
+@require_pin
+def accept():
+    run(lambda: ctx().table.accept_pending())
+    return done("Flagged turn accepted (override).")
+
+
+@bp.post("/table/reject")
+@require_pin
+def reject():
+    run(lambda: ctx().table.reject_pending())
+    return done("Flagged turn rejected: take the tiles back.")
+
+
+@bp.post("/table/undo")
+@require_pin
+def undo():
+    run(lambda: ctx().table.undo())
+    return done("Last turn undone.")
+
+
+@bp.post("/table/cell")
+@require_pin
+def set_cell():
+    data = forms.payload()
+    name = forms.cell(data.get("cell"))
+    value = forms.tile(data.get("value"), allow_empty=True)
+    run(lambda: ctx().table.set_cell(name, value))
+    return done(f"{name} {'cleared' if value is None else f'set to {value}'}; sheets recomputed.")
+
+
+@bp.post("/table/held")
+@require_pin
+def held():
+    data = forms.payload()
+    tiles = forms.tiles(data.get("tiles", ""))
+    if not tiles:
+        abort(400, "give the held-back tiles, like 5 6")
+    player = data.get("player") or None
+    run(lambda: ctx().table.declare_held(tiles, player))
+    return done("Held-back tiles recorded.")
+
+
+@bp.post("/table/finish")
+@require_pin
+def finish():
+    table = ctx().table
+    if table.match is None:
+        abort(409, "no match at this table")
+    minus = forms.minus_points(forms.payload(), list(table.match.players))
+    run(lambda: table.finish(minus))
+    return done("Match finished: minus points entered.")
+
+
+@bp.post("/table/profi")
+@require_pin
+def profi():
+    on = forms.boolean(forms.payload().get("profi", ""))
+    ctx().table.set_profi(on)
+    return done("Profi mode on: no hints." if on else "Profi mode off: hints available.")
+
+
+# -- tournaments -------------------------------------------------------------------------
+@bp.post("/tournaments")
+@require_pin
+def create_tournament():
+    data = forms.payload()
+    name = str(data.get("name", "")).strip()
+    if not forms.NAME_RE.match(name or "-"):
+        abort(400, "give the tournament a name (up to 24 letters)")
+    raw = data.get("players")
+    if isinstance(raw, str):
+        raw = raw.replace("\n", ",").split(",")
+    names = [str(n).strip() for n in (raw or []) if str(n).strip()]
+    if not 3 <= len(names) <= 16:
+        abort(400, "a round-robin needs 3 to 16 players")
+    for n in names:
+        if not forms.NAME_RE.match(n):
+            abort(400, f"{n[:30]!r} is not a usable name")
+    if len({n.casefold() for n in names}) != len(names):
+        abort(400, "player names must be different")
+    season = str(data.get("season") or ctx().table.season or "").strip() or None
+    tid = ctx().store.create_tournament(name, names, season)
+    return done(f"Tournament {name} created with {len(round_robin(names))} rounds.",
+                url_for("pages.tournament", tid=tid), tournament_id=tid)
+
+
+@bp.post("/tournaments/<int:tid>/play")
+@require_pin
+def play_pairing(tid: int):
+    t = ctx().store.get_tournament(tid)
+    if t is None:
+        abort(404, f"no tournament {tid}")
+    data = forms.payload()
+    a, b = str(data.get("a", "")), str(data.get("b", ""))
+    if a == b or a not in t["players"] or b not in t["players"]:
+        abort(400, "choose a pairing of two tournament players")
+    d = draw_starter_of([a, b])
+    match_id = run(lambda: ctx().table.new_match([a, b], d["starter"], source="manual",
+                                                 tournament_id=tid, pairing=pairing_key(a, b)))
+    return done(f"Match {match_id}: {a} against {b}; {d['starter']} begins.",
+                url_for("pages.table"), match_id=match_id)
+
+
+def is_signed_in() -> bool:
+    return signed_in()

@@ -1,0 +1,61 @@
+"""Which source feeds the table: the simulated demo game, manual entry, or a camera.
+
+The live camera pipeline (frame source -> vision -> tracker) plugs in here: give
+:class:`CameraControl` a ``pipelines`` factory that returns an object with
+``start()``/``stop()`` for a camera source, driving the :class:`~zatre_vision.table.Table`
+through ``commit_turn`` and ``set_camera_status``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+from ..demo import DEMO_PLAYERS, DemoDriver
+from ..table import Table
+
+Pipeline = Callable[[Table, str], object]
+
+
+class CameraControl:
+    def __init__(self, table: Table, demo_interval: float = 2.0, demo_seed: int | None = None,
+                 pipelines: Pipeline | None = None):
+        self.table = table
+        self.demo_interval = demo_interval
+        self.demo_seed = demo_seed
+        self.pipelines = pipelines
+        self.source = "none"
+        self.runner: object | None = None
+        self._lock = threading.Lock()
+
+    def start(self, source: str, players: Sequence[str] | None = None) -> None:
+        """Switch to ``source``: "demo", "none" (manual entry) or a camera spec."""
+        with self._lock:
+            self._stop_runner()
+            self.source = source
+            if source == "demo":
+                driver = DemoDriver(self.table, self.demo_interval,
+                                    list(players) if players else list(DEMO_PLAYERS),
+                                    seed=self.demo_seed)
+                driver.start()
+                self.runner = driver
+            elif source == "none":
+                self.table.set_camera_status({"source": "none", "state": "off",
+                                              "message": "manual entry"})
+            elif self.pipelines is not None:
+                self.runner = self.pipelines(self.table, source)
+                self.runner.start()
+            else:
+                self.table.set_camera_status({
+                    "source": source, "state": "error",
+                    "message": f"camera source {source!r}: the camera pipeline is not "
+                               "available in this build; use manual entry"})
+
+    def _stop_runner(self) -> None:
+        if self.runner is not None:
+            self.runner.stop()
+            self.runner = None
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop_runner()

@@ -1,0 +1,116 @@
+"""``zatre serve``: the table dashboard, served by waitress.
+
+Registered in the ``zatre`` group by the lead (``from zatre_vision.server.cli import
+serve``); also runs on its own as ``python -m zatre_vision.server``.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+import click
+
+from ..errors import InputError
+
+log = logging.getLogger("zatre.serve")
+
+
+@click.command()
+@click.option("--host", default=None, help="Address to listen on (default 0.0.0.0; 127.0.0.1 for this machine only).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default 8000).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of the SQLite database (default ./data).")
+@click.option("--db", default=None, metavar="URL",
+              help="postgresql://user:pass@host/db to share one club server between tables.")
+@click.option("--pin", default=None, help="The table's PIN (4 to 12 digits); else chosen on first setup.")
+@click.option("--table", "table_name", default=None, help="This table's name (default table-1).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="YAML settings file (sections server, camera, ui).")
+@click.option("--validate-config", is_flag=True, help="Check the settings and exit (0 good, 2 bad).")
+@click.option("--demo", is_flag=True, help="Play a simulated game that plays itself (camera source demo).")
+@click.option("--source", default=None, help="Camera source: demo, none (manual entry), picamera2, "
+              "a device number, a URL or a folder.")
+@click.option("--demo-interval", type=click.FloatRange(0.01, 60), default=None,
+              help="Seconds between turns of the demo game (default 2).")
+@click.option("--threads", type=click.IntRange(4, 1024), default=None,
+              help="Worker threads; every open live view holds one (default 64).")
+def serve(host, port, data_dir, db, pin, table_name, config_file, validate_config, demo, source,
+          demo_interval, threads) -> None:
+    """Serve the table dashboard (board, score sheets, corrections, records, API)."""
+    from ..config import ConfigError, load_settings
+
+    if demo and source not in (None, "demo"):
+        raise InputError("--demo and --source exclude each other")
+    overrides = {
+        "server": {"host": host, "port": port, "data_dir": data_dir, "db": db, "pin": pin,
+                   "table": table_name, "threads": threads},
+        "camera": {"source": "demo" if demo else source, "demo_interval_s": demo_interval},
+    }
+    overrides = {k: {kk: vv for kk, vv in v.items() if vv is not None} for k, v in overrides.items()}
+    try:
+        settings = load_settings(config_file, overrides)
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+    if validate_config:
+        click.echo("settings are valid", err=True)
+        return
+    run_server(settings)
+
+
+def run_server(settings, ready: threading.Event | None = None) -> None:
+    """Open the store, resume the table, start the camera source and serve until
+    SIGTERM/SIGINT; then end every event stream and close the store cleanly."""
+    import waitress
+
+    from ..store import StoreError, open_store
+    from ..table import Table
+    from . import create_app
+    from .camera import CameraControl
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    srv = settings.server
+    try:
+        store = open_store(srv.data_dir, srv.db)
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    source = settings.camera.source
+    table = Table(store, srv.table, season=srv.season, profi=settings.ui.profi,
+                  camera_source=source)
+    camera = CameraControl(table, settings.camera.demo_interval_s, settings.camera.demo_seed)
+    app = create_app(settings, table, store, camera)
+    try:
+        server = waitress.create_server(app, host=srv.host, port=srv.port, threads=srv.threads,
+                                        channel_timeout=max(60, int(srv.keepalive_s * 4)),
+                                        connection_limit=max(100, srv.threads * 2),
+                                        ident="zatre-vision")
+    except OSError as exc:
+        store.close()
+        raise InputError(f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})") from None
+    camera.start(source, table.match.players if (source == "demo" and table.match
+                                                 and table.match_source == "demo") else None)
+
+    def shutdown(signum=None, frame=None):
+        log.info("shutting down")
+        camera.stop()
+        table.close()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, shutdown)
+    where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
+    click.echo(f"zatre: serving table {srv.table!r} at {where} "
+               f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
+    if ready is not None:
+        ready.set()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        camera.stop()
+        table.close()
+        server.close()
+        store.close()
+    sys.stderr.flush()

@@ -1,0 +1,142 @@
+"""Validation of every input the dashboard accepts. Each function returns clean
+values or aborts with a 400 and a sentence saying what is wrong."""
+
+from __future__ import annotations
+
+import re
+
+from flask import abort, request
+
+from ..rules.board import CELL_SET, is_grid_name
+from ..rules.board import grid_index as _grid_index
+
+NAME_RE = re.compile(r"^[\w][\w .'\-&]{0,23}$", re.UNICODE)
+PIN_RE = re.compile(r"^\d{4,12}$")
+CAMERA_RE = re.compile(r"^(demo|none|picamera2|\d{1,2}|(rtsp|http|https)://[^\s]{1,200}|"
+                       r"[\w./\-]{1,200})$")
+
+
+def payload() -> dict:
+    """The request's fields: a JSON object body or form fields."""
+    if request.is_json:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            abort(400, "the request body must be a JSON object")
+        return data
+    return request.form.to_dict(flat=True) | {
+        k: request.form.getlist(k) for k in request.form if k.endswith("[]")}
+
+
+def player_names(raw) -> list[str]:
+    if isinstance(raw, str):
+        raw = raw.replace("\n", ",").split(",")
+    if not isinstance(raw, list):
+        abort(400, "players must be a list of names")
+    names = [str(n).strip() for n in raw if str(n).strip()]
+    if not 2 <= len(names) <= 6:
+        abort(400, "a match needs 2 to 6 players or teams")
+    for n in names:
+        if not NAME_RE.match(n):
+            abort(400, f"{n[:30]!r} is not a usable name (letters, digits, spaces, up to 24)")
+    if len({n.casefold() for n in names}) != len(names):
+        abort(400, "player names must be different")
+    return names
+
+
+def cell(raw) -> str:
+    if not isinstance(raw, str) or not is_grid_name(raw.strip().upper()):
+        abort(400, "a cell is named like H8 (columns A to O, rows 1 to 15)")
+    name = raw.strip().upper()
+    if _grid_index(name) not in CELL_SET:
+        abort(400, f"{name} is not a cell of the board")
+    return name
+
+
+def tile(raw, allow_empty: bool = False) -> int | None:
+    if raw is None or raw == "":
+        if allow_empty:
+            return None
+        abort(400, "give a tile value from 1 to 6")
+    if isinstance(raw, bool):
+        abort(400, "a tile value is a number from 1 to 6")
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        abort(400, "a tile value is a number from 1 to 6")
+    if not 1 <= value <= 6 or (isinstance(raw, float) and raw != value):
+        abort(400, "a tile value is a number from 1 to 6")
+    return value
+
+
+def tiles(raw) -> list[int]:
+    if isinstance(raw, str):
+        raw = [t for t in re.split(r"[\s,]+", raw.strip()) if t]
+    if not isinstance(raw, list) or len(raw) > 20:
+        abort(400, "tiles are a list of values from 1 to 6")
+    return [tile(t) for t in raw]
+
+
+def placement(raw) -> dict[str, int]:
+    if isinstance(raw, str):  # "H8=6 H7=5"
+        items = {}
+        for part in re.split(r"[\s,;]+", raw.strip()):
+            if not part:
+                continue
+            if "=" not in part:
+                abort(400, "write placed tiles like H8=6 H7=5")
+            c, v = part.split("=", 1)
+            items[c] = v
+        raw = items
+    if not isinstance(raw, dict) or len(raw) > 12:
+        abort(400, "placed tiles are a mapping of cell to value, like {\"H8\": 6}")
+    out: dict[str, int] = {}
+    for c, v in raw.items():
+        out[cell(c)] = tile(v)
+    return out
+
+
+def minus_points(data: dict, players: list[str]) -> dict[str, int]:
+    raw = data.get("minus")
+    if raw is None:
+        raw = {p: data.get(f"minus_{i}", "") for i, p in enumerate(players)}
+    if not isinstance(raw, dict):
+        abort(400, "minus points are given per player")
+    out = {}
+    for p, v in raw.items():
+        if p not in players:
+            abort(400, f"unknown player {str(p)[:30]!r}")
+        if v in (None, ""):
+            v = 0
+        if isinstance(v, list):  # the tiles left: their pips count
+            v = sum(tiles(v))
+        try:
+            n = int(v)
+        except (TypeError, ValueError):
+            abort(400, f"minus points for {p} must be a whole number")
+        if not 0 <= n <= 726:
+            abort(400, f"minus points for {p} must be between 0 and 726")
+        out[p] = n
+    return out
+
+
+def pin(raw, field: str = "PIN") -> str:
+    if not isinstance(raw, str) or not PIN_RE.match(raw.strip()):
+        abort(400, f"the {field} is 4 to 12 digits")
+    return raw.strip()
+
+
+def camera_source(raw) -> str:
+    raw = "none" if raw in (None, "") else str(raw).strip()
+    if not CAMERA_RE.match(raw) or ".." in raw:
+        abort(400, "camera source: demo, none, picamera2, a device number, a URL or a folder")
+    return raw
+
+
+def boolean(raw) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if str(raw).lower() in ("1", "true", "on", "yes"):
+        return True
+    if str(raw).lower() in ("0", "false", "off", "no", ""):
+        return False
+    abort(400, "expected on or off")

@@ -1,0 +1,152 @@
+"""The HTML pages: table view, sheets, setup, sign-in, history with replay, rankings,
+tournaments, exports. Pages render the first state on the server; ``app.js`` keeps
+them live from the event stream."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, Response, abort, current_app, render_template, request
+
+from ..rules.board import LIGHT, NAMES, START, row_col
+from .api import PER_PAGE, page_arg
+from .records import (
+    export_csv,
+    match_document,
+    match_summary,
+    rankings,
+    replay_steps,
+    tournament_view,
+)
+
+bp = Blueprint("pages", __name__)
+
+
+def ctx():
+    return current_app.extensions["zatre"]
+
+
+def board_cells() -> list[dict]:
+    """Geometry for the board drawing: every cell with its row, column and kind."""
+    out = []
+    for index, name in NAMES.items():
+        r, c = row_col(index)
+        kind = "start" if index == START else ("light" if index in LIGHT else "plain")
+        out.append({"name": name, "row": r, "col": c, "kind": kind})
+    return out
+
+
+def _json(obj) -> str:
+    # Safe inside <script type="application/json">: no "</" sequence survives.
+    return json.dumps(obj, ensure_ascii=False).replace("</", "<\\/")
+
+
+def _match(match_id: int) -> dict:
+    row = ctx().store.get_match(match_id)
+    if row is None:
+        abort(404, f"no match {match_id}")
+    return row
+
+
+@bp.get("/")
+def table():
+    state = ctx().table.state()
+    return render_template("table.html", state_json=_json(state), cells_json=_json(board_cells()),
+                           state=state, page="table")
+
+
+@bp.get("/sheet")
+def sheet():
+    state = ctx().table.state()
+    return render_template("sheet.html", state_json=_json(state), state=state, page="sheet",
+                           cells_json=_json(board_cells()))
+
+
+@bp.get("/setup")
+def setup():
+    c = ctx()
+    source = c.camera.source if c.camera else c.config.camera.source
+    return render_template("setup.html", page="setup", state=c.table.state(),
+                           camera_source=source, players=c.store.players())
+
+
+@bp.get("/login")
+def login():
+    return render_template("login.html", page="login", next=request.args.get("next", "/"))
+
+
+@bp.get("/matches")
+def history():
+    page = page_arg()
+    rows, total = ctx().store.list_matches(page, PER_PAGE)
+    pages = max(1, -(-total // PER_PAGE))
+    return render_template("history.html", page="history", matches=[match_summary(r) for r in rows],
+                           current=page, pages=pages, total=total)
+
+
+@bp.get("/matches/<int:match_id>")
+def match(match_id: int):
+    row = _match(match_id)
+    steps = replay_steps(row["record"], row["finished"])
+    events = ctx().store.events(match_id)
+    return render_template("match.html", page="history", match=match_summary(row),
+                           steps_json=_json(steps), cells_json=_json(board_cells()),
+                           events=events, players=row["players"], steps=len(steps) - 1)
+
+
+@bp.get("/matches/<int:match_id>/print")
+def print_sheet(match_id: int):
+    row = _match(match_id)
+    steps = replay_steps(row["record"], row["finished"])
+    return render_template("print.html", match=match_summary(row), sheets=steps[-1]["sheets"])
+
+
+@bp.get("/matches/<int:match_id>/export.json")
+def export_json(match_id: int):
+    doc = match_document(_match(match_id))
+    return Response(json.dumps(doc, indent=2, ensure_ascii=False), mimetype="application/json",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="zatre-match-{match_id}.json"'})
+
+
+@bp.get("/matches/<int:match_id>/export.csv")
+def export_csv_view(match_id: int):
+    return Response(export_csv(_match(match_id)), mimetype="text/csv",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="zatre-match-{match_id}.csv"'})
+
+
+@bp.get("/matches/<int:match_id>/turns/<int:number>/snapshot.jpg")
+def snapshot(match_id: int, number: int):
+    data = ctx().store.snapshot(match_id, number)
+    if data is None:
+        abort(404, f"no snapshot for turn {number} of match {match_id}")
+    return Response(data, mimetype="image/jpeg",
+                    headers={"Cache-Control": "public, max-age=86400"})
+
+
+@bp.get("/rankings")
+def rankings_page():
+    store = ctx().store
+    season = request.args.get("season") or None
+    seasons = store.seasons()
+    if season is not None and season not in seasons:
+        abort(404, f"no season {season[:40]!r}")
+    return render_template("rankings.html", page="rankings", rows=rankings(store.finished_matches(season)),
+                           seasons=seasons, season=season)
+
+
+@bp.get("/tournaments")
+def tournaments():
+    return render_template("tournaments.html", page="tournaments",
+                           tournaments=ctx().store.tournaments())
+
+
+@bp.get("/tournaments/<int:tid>")
+def tournament(tid: int):
+    store = ctx().store
+    t = store.get_tournament(tid)
+    if t is None:
+        abort(404, f"no tournament {tid}")
+    view = tournament_view(t, store.tournament_matches(tid))
+    return render_template("tournament.html", page="tournaments", t=t, **view)

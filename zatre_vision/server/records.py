@@ -1,0 +1,188 @@
+"""Club records built from stored matches: step-by-step replay, rankings, round-robin
+pairings and standings, exports. Pure functions over the store's match rows."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from itertools import combinations
+
+from ..rules.board import CELL_SET, grid_index
+from ..rules.record import parse_record, run_replay, score_record
+from ..rules.sheet import ScoreSheet
+
+
+def match_summary(row: dict) -> dict:
+    """One line of ``GET /api/matches``."""
+    return {
+        "id": row["id"],
+        "date": row["created"],
+        "updated": row["updated"],
+        "table": row["table_name"],
+        "season": row.get("season"),
+        "players": row["players"],
+        "totals": row["totals"],
+        "finished": row["finished"],
+        "winner": (row["winners"][0] if len(row["winners"]) == 1 else row["winners"])
+        if row["finished"] else None,
+        "tournament_id": row.get("tournament_id"),
+    }
+
+
+def match_document(row: dict) -> dict:
+    """``GET /api/matches/<id>``: the record in the ``zatre score`` input format with its
+    output under ``result``."""
+    record = dict(row["record"])
+    doc = {**record, "result": score_record(record)}
+    doc.update({"id": row["id"], "date": row["created"], "finished": row["finished"],
+                "winner": match_summary(row)["winner"], "table": row["table_name"]})
+    return doc
+
+
+def replay_steps(record: dict, finished: bool) -> list[dict]:
+    """Board and sheets after each turn (step 0: the empty board), as the live table
+    showed them (every committed turn applied)."""
+    rec = parse_record(record)
+    state = run_replay(rec, apply_all=True)
+    board: dict[str, int] = {}
+    sheets = {p: ScoreSheet() for p in rec.players}
+    steps = [{"turn": None, "board": {}, "sheets": {p: s.to_json() for p, s in sheets.items()}}]
+    for k, t in enumerate(state.turns, start=1):
+        if t.applied:
+            for name, value in t.turn.placed.items():
+                if grid_index(name) in CELL_SET and name not in board:
+                    board[name] = value
+            sheets[t.turn.player].enter(t.result.points, t.result.crosses)
+        if k == len(state.turns) and finished:
+            for p, pips in rec.minus.items():
+                sheets[p].minus = pips
+        steps.append({"turn": {"number": k, **t.to_json()}, "board": dict(board),
+                      "sheets": {p: s.to_json() for p, s in sheets.items()}})
+    if not state.turns and finished:
+        for p, pips in rec.minus.items():
+            sheets[p].minus = pips
+        steps[0]["sheets"] = {p: s.to_json() for p, s in sheets.items()}
+    return steps
+
+
+def rankings(rows: list[dict]) -> list[dict]:
+    """Per player over finished matches: games, wins (a shared first place counts for
+    each), average and best score, and the score difference (own score minus the
+    average of the opponents', summed over games) as the tie-break."""
+    acc: dict[str, dict] = defaultdict(lambda: {"games": 0, "wins": 0, "sum": 0,
+                                                "best": None, "diff": 0.0})
+    for row in rows:
+        if not row["finished"] or len(row["players"]) < 2:
+            continue
+        totals = row["totals"]
+        for p in row["players"]:
+            a = acc[p]
+            own = totals.get(p, 0)
+            others = [totals.get(q, 0) for q in row["players"] if q != p]
+            a["games"] += 1
+            a["wins"] += p in row["winners"]
+            a["sum"] += own
+            a["best"] = own if a["best"] is None else max(a["best"], own)
+            a["diff"] += own - sum(others) / len(others)
+    out = [{"player": p, "games": a["games"], "wins": a["wins"],
+            "average": round(a["sum"] / a["games"], 1), "best": a["best"],
+            "diff": round(a["diff"], 1)} for p, a in acc.items()]
+    out.sort(key=lambda r: (-r["wins"], -r["diff"], -r["average"], r["player"]))
+    for rank, r in enumerate(out, start=1):
+        r["rank"] = rank
+    return out
+
+
+def round_robin(players: list[str]) -> list[list[tuple[str, str]]]:
+    """Rounds of pairings by the circle method: everyone meets everyone once; with an
+    odd number of players one sits out each round."""
+    seats: list[str | None] = list(players)
+    if len(seats) % 2:
+        seats.append(None)
+    n = len(seats)
+    rounds = []
+    for _ in range(n - 1):
+        pairs = []
+        for i in range(n // 2):
+            a, b = seats[i], seats[n - 1 - i]
+            if a is not None and b is not None:
+                pairs.append((a, b))
+        rounds.append(pairs)
+        seats = [seats[0], seats[-1], *seats[1:-1]]
+    return rounds
+
+
+def pairing_key(a: str, b: str) -> str:
+    return "|".join(sorted((a, b)))
+
+
+def standings(players: list[str], matches: list[dict]) -> list[dict]:
+    """Round-robin table: 2 points a win, 1 a draw; then score difference, then score."""
+    table = {p: {"player": p, "played": 0, "won": 0, "drawn": 0, "lost": 0, "points": 0,
+                 "for": 0, "against": 0} for p in players}
+    for m in matches:
+        if not m["finished"] or len(m["players"]) != 2:
+            continue
+        a, b = m["players"]
+        if a not in table or b not in table:
+            continue
+        ta, tb = m["totals"].get(a, 0), m["totals"].get(b, 0)
+        for p, own, other in ((a, ta, tb), (b, tb, ta)):
+            r = table[p]
+            r["played"] += 1
+            r["for"] += own
+            r["against"] += other
+            if own > other:
+                r["won"] += 1
+                r["points"] += 2
+            elif own == other:
+                r["drawn"] += 1
+                r["points"] += 1
+            else:
+                r["lost"] += 1
+    out = list(table.values())
+    for r in out:
+        r["diff"] = r["for"] - r["against"]
+    out.sort(key=lambda r: (-r["points"], -r["diff"], -r["for"], r["player"]))
+    for rank, r in enumerate(out, start=1):
+        r["rank"] = rank
+    return out
+
+
+def tournament_view(tournament: dict, matches: list[dict]) -> dict:
+    """Pairings by round, each with its match (the latest one played for it)."""
+    by_key: dict[str, dict] = {}
+    for m in matches:
+        if m.get("pairing"):
+            by_key[m["pairing"]] = m
+    rounds = []
+    for pairs in round_robin(tournament["players"]):
+        rounds.append([{"a": a, "b": b, "key": pairing_key(a, b),
+                        "match": by_key.get(pairing_key(a, b))} for a, b in pairs])
+    return {"rounds": rounds, "standings": standings(tournament["players"], matches)}
+
+
+def export_csv(row: dict) -> str:
+    """One line per turn (points per sum, crosses, legality), then the sheet totals."""
+    result = score_record(row["record"])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["match", "turn", "player", "placed", "legal", "override", "points_10",
+                "points_11", "points_12", "crosses", "violations"])
+    for k, t in enumerate(result["turns"], start=1):
+        w.writerow([row["id"], k, t["player"],
+                    " ".join(f"{c}={v}" for c, v in t["placed"].items()) or "pass",
+                    int(t["legal"]), int(bool(t.get("override"))), t["points"]["10"],
+                    t["points"]["11"], t["points"]["12"], t["crosses"],
+                    "; ".join(v["message"] for v in t["violations"])])
+    w.writerow([])
+    w.writerow(["match", "player", "rows_total", "minus", "grand_total", "winner"])
+    for p, s in result["sheets"].items():
+        w.writerow([row["id"], p, s["total"] + s["minus"], s["minus"], s["total"],
+                    int(p in row["winners"])])
+    return buf.getvalue()
+
+
+def all_pairs(players: list[str]) -> list[tuple[str, str]]:
+    return list(combinations(players, 2))

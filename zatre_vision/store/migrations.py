@@ -1,0 +1,50 @@
+"""Numbered schema migrations. Append new ones; never edit an applied one.
+
+The ``schema_version`` table holds the number of the last migration applied.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[list[str]] = [
+    # 1: matches, their event log (turns, corrections, overrides) and snapshots
+    [
+        "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "CREATE TABLE players (name TEXT PRIMARY KEY, created TEXT NOT NULL)",
+        """CREATE TABLE matches (
+            id {serial},
+            table_name TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            season TEXT,
+            source TEXT,
+            players TEXT NOT NULL,
+            record TEXT NOT NULL,
+            pending TEXT,
+            finished INTEGER NOT NULL DEFAULT 0,
+            totals TEXT NOT NULL,
+            winners TEXT NOT NULL)""",
+        "CREATE INDEX matches_created ON matches (created)",
+        """CREATE TABLE events (
+            id {serial},
+            match_id INTEGER NOT NULL REFERENCES matches (id),
+            kind TEXT NOT NULL,
+            source TEXT,
+            payload TEXT NOT NULL,
+            turn_number INTEGER,
+            snapshot {blob},
+            created TEXT NOT NULL)""",
+        "CREATE INDEX events_match ON events (match_id, id)",
+        "CREATE TABLE tables (name TEXT PRIMARY KEY, match_id INTEGER REFERENCES matches (id))",
+    ],
+    # 2: round-robin tournaments; a match may be one pairing of a tournament
+    [
+        """CREATE TABLE tournaments (
+            id {serial},
+            name TEXT NOT NULL,
+            season TEXT,
+            players TEXT NOT NULL,
+            created TEXT NOT NULL)""",
+        "ALTER TABLE matches ADD COLUMN tournament_id INTEGER REFERENCES tournaments (id)",
+        "ALTER TABLE matches ADD COLUMN pairing TEXT",
+    ],
+]

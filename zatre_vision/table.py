@@ -1,0 +1,349 @@
+"""The game session of one table: the interface between the camera pipeline, the
+dashboard and the store.
+
+A :class:`Table` owns the current :class:`~zatre_vision.match.Match`. Every change
+(a turn from the camera or typed in by hand, an override, a correction, an undo, the
+end of a match) goes through one of its methods, which
+
+1. applies it to the match (``MatchError`` for an operation that does not fit:
+   the caller maps it to a 4xx or an operator message),
+2. writes the new record and the event that made it to the store in one transaction
+   (if the write fails, the match is rolled back and the error raised), and
+3. publishes the new state, as JSON, to every subscriber (the dashboard's event
+   streams).
+
+All methods are thread-safe: the camera thread and the web server's threads call
+them concurrently. The state carries a ``version`` that grows by one on every change.
+
+The camera pipeline uses: ``commit_turn``, ``set_camera_status``, ``state``,
+``undo`` (button on the Pi) and ``current_board`` (what the board should look like).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import queue
+import random
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .match import Match, MatchError
+from .store import Store
+
+SOURCES = ("camera", "manual", "demo")
+
+__all__ = ["Table", "Subscription", "MatchError", "draw_starter", "SOURCES"]
+
+
+class Subscription:
+    """A subscriber's queue of state messages (JSON text), newest last.
+
+    ``get(timeout)`` returns the next message, ``None`` when none came in time (send a
+    keep-alive), or raises :class:`StopIteration`-like ``Closed`` once the table closes.
+    A subscriber that falls more than ``maxsize`` messages behind loses the oldest
+    ones (each message is a full state, so it still ends up current); ``dropped``
+    counts them.
+    """
+
+    class Closed(Exception):
+        pass
+
+    _CLOSE = object()
+
+    def __init__(self, maxsize: int = 500):
+        self._queue: queue.Queue = queue.Queue()
+        self.maxsize = maxsize
+        self.dropped = 0
+
+    def put(self, message: str) -> None:
+        while self._queue.qsize() >= self.maxsize:
+            try:
+                self._queue.get_nowait()
+                self.dropped += 1
+            except queue.Empty:
+                break
+        self._queue.put(message)
+
+    def close(self) -> None:
+        self._queue.put(self._CLOSE)
+
+    def get(self, timeout: float | None = None) -> str | None:
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if item is self._CLOSE:
+            self._queue.put(self._CLOSE)  # stays closed
+            raise Subscription.Closed
+        return item
+
+
+def draw_starter(players: Sequence[str], rng: random.Random | None = None) -> dict:
+    """The start-player draw of the rules: everyone draws a tile (1..6 as in the bag's
+    mix); the highest starts; ties draw again among the tied. Returns the rounds and
+    the starter."""
+    rng = rng or random.SystemRandom()
+    bag = [1] * 21 + [v for v in range(2, 7) for _ in range(20)]
+    contenders = list(players)
+    rounds = []
+    while True:
+        rng.shuffle(bag)
+        draws = {p: bag[i] for i, p in enumerate(contenders)}
+        rounds.append(draws)
+        top = max(draws.values())
+        contenders = [p for p in contenders if draws[p] == top]
+        if len(contenders) == 1:
+            return {"rounds": rounds, "starter": contenders[0]}
+
+
+class Table:
+    """One table's live match, persisted through ``store`` and published to subscribers."""
+
+    def __init__(self, store: Store, name: str = "table-1", *, season: str | None = None,
+                 profi: bool = False, camera_source: str = "none"):
+        self.store = store
+        self.name = name
+        self.season = season
+        self.profi = profi
+        self._lock = threading.RLock()
+        self._subs: set[Subscription] = set()
+        self._closed = False
+        self.boot = uuid.uuid4().hex[:8]
+        self.version = 0
+        self.match: Match | None = None
+        self.match_id: int | None = None
+        self.match_source: str | None = None
+        self.tournament_id: int | None = None
+        self.camera: dict[str, Any] = {"source": camera_source,
+                                       "state": "off" if camera_source == "none" else "starting",
+                                       "message": "manual entry" if camera_source == "none" else "",
+                                       "updated": time.time()}
+        self._state_text: str | None = None
+        self._resume()
+
+    # -- loading -----------------------------------------------------------------------
+    def _resume(self) -> None:
+        """Pick up the table's active match from the store exactly where it was."""
+        match_id = self.store.active_match_id(self.name)
+        if match_id is None:
+            return
+        row = self.store.get_match(match_id)
+        if row is None:
+            return
+        self.match = match_from_row(row)
+        self.match_id = match_id
+        self.match_source = row.get("source")
+        self.tournament_id = row.get("tournament_id")
+        self.season = row.get("season") or self.season
+
+    # -- subscribers ------------------------------------------------------------------------
+    def subscribe(self, maxsize: int = 500) -> Subscription:
+        """A new subscriber; its first message is the current state."""
+        sub = Subscription(maxsize)
+        with self._lock:
+            if self._closed:
+                sub.close()
+                return sub
+            self._subs.add(sub)
+            sub.put(self._state_json())
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        with self._lock:
+            self._subs.discard(sub)
+
+    @property
+    def subscriber_count(self) -> int:
+        with self._lock:
+            return len(self._subs)
+
+    def close(self) -> None:
+        """End every event stream (server shutdown)."""
+        with self._lock:
+            self._closed = True
+            for sub in self._subs:
+                sub.close()
+            self._subs.clear()
+
+    def _publish(self) -> None:
+        self.version += 1
+        self._state_text = None
+        text = self._state_json()
+        for sub in self._subs:
+            sub.put(text)
+
+    # -- views ----------------------------------------------------------------------------------
+    def state(self) -> dict:
+        """The live match (``GET /api/state``): Match.state() plus the table's fields."""
+        with self._lock:
+            return json.loads(self._state_json())
+
+    def _state_json(self) -> str:
+        if self._state_text is None:
+            self._state_text = json.dumps(self._build_state(), ensure_ascii=False,
+                                          separators=(",", ":"))
+        return self._state_text
+
+    def _build_state(self) -> dict:
+        if self.match is None:
+            base = {"players": [], "starter": None, "teams": {}, "turn": None,
+                    "turn_number": 0, "board": {}, "sheets": {}, "bag": 121, "pending": None,
+                    "alerts": [], "last_turn": None, "hints": {}, "finished": False,
+                    "winners": [], "held": {}}
+        else:
+            base = self.match.state()
+            base["held"] = self.match.held_tiles()
+            base["turns_played"] = len(self.match.turns)
+        if self.camera.get("state") == "error":
+            base["alerts"] = [*base["alerts"], {"kind": "camera", "reasons": [
+                self.camera.get("message") or "the camera stopped"]}]
+        base.update({
+            "version": self.version,
+            "boot": self.boot,
+            "table": self.name,
+            "match_id": self.match_id,
+            "source": self.match_source,
+            "tournament_id": self.tournament_id,
+            "season": self.season,
+            "profi": self.profi,
+            "camera": dict(self.camera),
+        })
+        if self.profi:
+            base["hints"] = {}
+        return base
+
+    def current_board(self) -> dict[str, int]:
+        with self._lock:
+            return {} if self.match is None else self.match.board.to_dict()
+
+    # -- changes ---------------------------------------------------------------------------------
+    def _require_match(self) -> Match:
+        if self.match is None:
+            raise MatchError("no match at this table: start one in Setup")
+        return self.match
+
+    def _save(self, kind: str, payload: dict, source: str | None = None,
+              turn_number: int | None = None, snapshot: bytes | None = None) -> None:
+        m = self.match
+        assert m is not None and self.match_id is not None
+        pending = None
+        if m.pending is not None:
+            pending = {"player": m.pending.player, "placed": dict(m.pending.placed),
+                       "hand": list(m.pending.hand) if m.pending.hand is not None else None}
+        self.store.save_match(self.match_id, record=m.to_record(), pending=pending,
+                              finished=m.finished, totals=m.totals(),
+                              winners=m.winners() if m.finished else [], kind=kind,
+                              payload=payload, source=source, turn_number=turn_number,
+                              snapshot=snapshot)
+
+    def _change(self, kind: str, fn, payload: dict, *, source: str | None = None,
+                snapshot: bytes | None = None, turn_number=None):
+        """Apply ``fn(match)``, persist, publish; roll the match back if the store fails."""
+        with self._lock:
+            m = self._require_match()
+            backup = copy.deepcopy(m)
+            try:
+                result = fn(m)
+                number = turn_number(m) if callable(turn_number) else turn_number
+                self._save(kind, payload, source, number, snapshot)
+            except BaseException:
+                self.match = backup
+                raise
+            self._publish()
+            return result
+
+    def new_match(self, players: Sequence[str], starter: str | None = None,
+                  teams: Mapping[str, int] | None = None, *, source: str = "manual",
+                  tournament_id: int | None = None, pairing: str | None = None,
+                  season: str | None = None) -> int:
+        """Start a new match at this table (the previous one stays in the records)."""
+        if source not in SOURCES:
+            raise MatchError(f"unknown source {source!r}")
+        players = [str(p).strip() for p in players]
+        match = Match(players, starter, dict(teams or {}))
+        with self._lock:
+            season = season or self.season or time.strftime("%Y")
+            match_id = self.store.create_match(
+                self.name, players, match.to_record(), season=season, source=source,
+                totals=match.totals(), tournament_id=tournament_id, pairing=pairing)
+            self.match, self.match_id, self.match_source = match, match_id, source
+            self.tournament_id = tournament_id
+            self.season = season
+            self._publish()
+            return match_id
+
+    def commit_turn(self, placed: Mapping[str, int], hand: Sequence[int] | None = None,
+                    snapshot_jpeg: bytes | None = None, source: str = "camera",
+                    frame: int | None = None, player: str | None = None) -> dict:
+        """A turn seen by the camera (or typed in): legal turns are applied, illegal ones
+        wait as the pending turn with an alert. An empty ``placed`` is a pass. Returns
+        the turn's verdict as JSON."""
+        if source not in SOURCES:
+            raise MatchError(f"unknown source {source!r}")
+        placed = dict(placed)
+        payload = {"placed": placed, "hand": list(hand) if hand is not None else None,
+                   "frame": frame, "player": player}
+
+        def apply(m: Match):
+            result = m.propose(placed, hand, player)
+            payload["legal"] = result.legal
+            payload["violations"] = [v.to_json() for v in result.violations]
+            return result
+
+        with self._lock:
+            result = self._change("turn", apply, payload, source=source,
+                                  snapshot=snapshot_jpeg,
+                                  turn_number=lambda m: len(m.turns) + (m.pending is not None))
+            return {"player": self.match.turns[-1].player if result.legal
+                    else self.match.pending.player, **result.to_json()}
+
+    def accept_pending(self, source: str = "manual") -> None:
+        self._change("accept", lambda m: m.accept_pending(), {}, source=source,
+                     turn_number=lambda m: len(m.turns))
+
+    def reject_pending(self, source: str = "manual") -> None:
+        self._change("reject", lambda m: m.reject_pending(), {}, source=source)
+
+    def undo(self, source: str = "manual") -> None:
+        self._change("undo", lambda m: m.undo(), {}, source=source)
+
+    def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
+        self._change("correction", lambda m: m.set_cell(cell, value),
+                     {"cell": cell, "value": value}, source=source)
+
+    def declare_held(self, tiles: Sequence[int], player: str | None = None,
+                     source: str = "manual") -> None:
+        tiles = list(tiles)
+        self._change("held", lambda m: m.declare_held(tiles, player),
+                     {"tiles": tiles, "player": player}, source=source)
+
+    def finish(self, minus: Mapping[str, int], source: str = "manual") -> None:
+        minus = dict(minus)
+        self._change("finish", lambda m: m.finish(minus), {"minus": minus}, source=source)
+
+    def set_camera_status(self, status: Mapping[str, Any]) -> None:
+        """Camera pipeline health: ``{"state": "ok"|"no-board"|"moving"|"error"|"off",
+        "message": str, "fps": float, ...}`` (merged into the current status)."""
+        with self._lock:
+            self.camera = {**self.camera, **dict(status), "updated": time.time()}
+            self._publish()
+
+    def set_profi(self, profi: bool) -> None:
+        with self._lock:
+            self.profi = bool(profi)
+            self._publish()
+
+
+def match_from_row(row: Mapping[str, Any]) -> Match:
+    """Rebuild a stored match exactly: its record, finished flag and pending turn."""
+    match = Match.from_record(row["record"], finished=bool(row["finished"]))
+    pending = row.get("pending")
+    if pending and not match.finished:
+        hand = pending.get("hand")
+        match.propose(pending["placed"], tuple(hand) if hand is not None else None,
+                      pending["player"])
+    return match
