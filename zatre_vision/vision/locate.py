@@ -28,6 +28,9 @@ COARSE_SIDE = 320
 #: Grid-fit search windows (half-width, cells), one per round.
 ROUNDS = (0.15, 0.08)
 K_CANDIDATES = np.linspace(-0.04, 0.3, 18)
+STRATEGIES = ("direct", "profile", "ridge")
+#: line contrast above which no other strategy is tried
+GOOD_ENOUGH = 0.9
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def coarse_quads(grey: np.ndarray) -> list[np.ndarray]:
         return []
     quads = []
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
-    for lab in order[:2]:
+    for lab in order[:1]:
         if stats[lab, cv2.CC_STAT_AREA] < 0.02 * mask.size:
             break
         pts = cv2.findNonZero((labels == lab).astype(np.uint8))
@@ -89,6 +92,8 @@ def coarse_quads(grey: np.ndarray) -> list[np.ndarray]:
         quad = _hull_to_quad(hull)
         if quad is not None:
             quads.append(_order_corners(quad / s))
+        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        quads.append(_order_corners(box / s))
     return quads
 
 
@@ -266,21 +271,30 @@ TEMPLATE_PROFILES = _template_profiles(BANDS)
 FINE_TEMPLATE_PROFILES = _template_profiles(FINE_BANDS)
 
 
-def directional_ridges(rect: np.ndarray, d: int = 2, run: int = 9
+def directional_ridges(rect: np.ndarray, d: int = 2, run: int = 7, edges: bool = True
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Responses of vertical and horizontal bright lines in a rectified grey image.
+    """Line evidence for vertical and horizontal grid lines in a rectified grey image.
 
-    A line pixel is brighter than both neighbours ``d`` px away across the line, over a
-    run of ``run`` px along it (diagonal marble veins and tile edges drop out).
+    Two cues, both kept only where they run ``run`` px along the line (so pips and
+    diagonal marble veins drop out): a bright line brighter than both neighbours ``d`` px
+    away (empty board), and the gradient across the line (tile edges on both sides of
+    the gap between tiles, light cells). Both peak on the grid lines.
     """
     r = rect.astype(np.float32)
     left, right = np.roll(r, d, axis=1), np.roll(r, -d, axis=1)
     up, down = np.roll(r, d, axis=0), np.roll(r, -d, axis=0)
     rv = np.maximum(r - np.maximum(left, right), 0)
     rh = np.maximum(r - np.maximum(up, down), 0)
-    rv = cv2.erode(rv, np.ones((run, 1), np.uint8))
-    rh = cv2.erode(rh, np.ones((1, run), np.uint8))
-    return rv, rh
+    if not edges:
+        return (cv2.erode(rv, np.ones((run, 1), np.uint8)),
+                cv2.erode(rh, np.ones((1, run), np.uint8)))
+    gv = np.abs(cv2.Sobel(r, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
+    gh = np.abs(cv2.Sobel(r, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
+    gv = cv2.GaussianBlur(gv, (5, 1), 0)
+    gh = cv2.GaussianBlur(gh, (1, 5), 0)
+    fv = cv2.erode(2 * rv + gv, np.ones((run, 1), np.uint8))
+    fh = cv2.erode(2 * rh + gh, np.ones((1, run), np.uint8))
+    return fv, fh
 
 
 def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float]
@@ -294,10 +308,11 @@ def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float
     return cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
 
-def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False) -> GridModel | None:
+def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False,
+                   edges: bool = True) -> GridModel | None:
     """Correct ``model`` by matching line-position profiles of four bands to the layout."""
     rect = rectify(grey, model, PPC, EXT)
-    rv, rh = directional_ridges(rect)
+    rv, rh = directional_ridges(rect, edges=edges)
     n = rect.shape[0]
     x = np.arange(n, dtype=np.float64)
     c = (7.5 - EXT[0]) * PPC
@@ -331,25 +346,98 @@ def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False) -> Gr
     return GridModel(h, model.k, model.width, model.height)
 
 
-def locate(image: np.ndarray, min_score: float = 0.35) -> LocateResult:
+def _rect_features(grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, np.ndarray]:
+    return directional_ridges(rectify(grey, model, PPC, EXT))
+
+
+def _rect_px(g: np.ndarray) -> np.ndarray:
+    return (g - EXT[0]) * PPC - 0.5
+
+
+def refine_rect(grey: np.ndarray, model: GridModel, half: float) -> GridModel | None:
+    """Move every line sample to the strongest line evidence within ``half`` cell."""
+    fv, fh = _rect_features(grey, model)
+    ts = np.arange(-half, half + 1e-9, 1.0 / PPC / 2)
+    vert = EDGE_NORMALS[:, 0] > 0.5
+    grid_pts, found, strength = [], [], []
+    for feat, sel in ((fv, vert), (fh, ~vert)):
+        p, n = EDGE_POINTS[sel], EDGE_NORMALS[sel]
+        q = p[:, None, :] + n[:, None, :] * ts[None, :, None]
+        vals = _sample(feat, _rect_px(q))
+        best = vals.argmax(axis=1)
+        t = ts[best]
+        grid_pts.append(p)
+        found.append(p + n * t[:, None])
+        strength.append(vals[np.arange(len(best)), best])
+    g, f, st = (np.concatenate(a) for a in (grid_pts, found, strength))
+    ok = st > np.percentile(st, 30)
+    img_pts = model.to_image(f[ok])
+    fit = fit_model(g[ok], img_pts, model.width, model.height, model.k,
+                    max(1.5, 0.08 * model.cell_size_px()))
+    return None if fit is None else fit[0]
+
+
+_MID_POINTS = EDGE_POINTS + EDGE_NORMALS * 0.5
+_MID_OK = (_MID_POINTS >= 0).all(axis=1) & (_MID_POINTS <= 15).all(axis=1)
+
+
+def line_contrast(grey: np.ndarray, model: GridModel) -> float:
+    """(on-line - mid-cell) / (on-line + mid-cell) line evidence: near 0 for no grid."""
+    fv, fh = _rect_features(grey, model)
+    vert = EDGE_NORMALS[:, 0] > 0.5
+    on = np.concatenate([_sample(fv, _rect_px(EDGE_POINTS[vert])[None])[0],
+                         _sample(fh, _rect_px(EDGE_POINTS[~vert])[None])[0]])
+    mid_v = _sample(fv, _rect_px(EDGE_POINTS[vert] + [0.5, 0])[None])[0]
+    mid_h = _sample(fh, _rect_px(EDGE_POINTS[~vert] + [0, 0.5])[None])[0]
+    a, b = float(np.mean(on)), float(np.mean(np.concatenate([mid_v, mid_h])))
+    return (a - b) / (a + b + 1e-6)
+
+
+def fit_grid(grey: np.ndarray, m0: GridModel, strategy: str) -> tuple[GridModel, float] | None:
+    """One way from a rough model to a fitted grid, and the fit's line contrast.
+
+    ``direct``: line search from the rough model; ``profile``: band profiles (lines and
+    tile edges) first; ``ridge``: band profiles of bright lines only, then the ridge
+    search in the image (best on empty and sparse boards).
+    """
+    m: GridModel | None = m0
+    if strategy in ("profile", "ridge"):
+        edges = strategy == "profile"
+        m = align_profiles(grey, m0, edges=edges)
+        if m is not None:
+            m = align_profiles(grey, m, fine=True, edges=edges)
+    if strategy == "ridge":
+        if m is None:
+            return None
+        img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
+        r = refine(img, m)
+        if r is None:
+            return None
+        m = r[0]
+    for half in (0.3, 0.15, 0.08) if strategy != "ridge" else (0.08,):
+        if m is None:
+            return None
+        m = refine_rect(grey, m, half)
+    if m is None:
+        return None
+    return m, line_contrast(grey, m)
+
+
+def locate(image: np.ndarray, min_score: float = 0.75) -> LocateResult:
     """Find the board in a BGR or grey image of any size."""
     grey = to_grey(image)
     h, w = grey.shape
-    img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
-    best: tuple[GridModel, float, int] | None = None
+    best: tuple[GridModel, float] | None = None
     for quad in coarse_quads(grey):
-        for m0 in _initial_models(quad, w, h):
-            m1 = align_profiles(grey, m0)
-            if m1 is not None:
-                m1 = align_profiles(grey, m1, fine=True)
-            if m1 is None:
-                continue
-            r = refine(img, m1)
+        m0 = _initial_models(quad, w, h)[0]
+        for strategy in STRATEGIES:
+            r = fit_grid(grey, m0, strategy)
             if r is not None and (best is None or r[1] > best[1]):
                 best = r
-        if best is not None and best[1] > 0.6:
+            if best is not None and best[1] > GOOD_ENOUGH:
+                break
+        if best is not None and best[1] > min_score:
             break
     if best is None or best[1] < min_score:
         return LocateResult(None, 0.0 if best is None else best[1], 0)
-    model, score, inl = best
-    return LocateResult(model, score, inl)
+    return LocateResult(best[0], best[1], 0)
