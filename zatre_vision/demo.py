@@ -57,7 +57,8 @@ class DemoDriver:
     """Plays simulated games at ``table``, one turn every ``interval`` seconds."""
 
     def __init__(self, table: Table, interval: float = 2.0, players=DEMO_PLAYERS,
-                 seed: int | None = None, pause_turns: int = 3, snapshots: bool = True):
+                 seed: int | None = None, pause_turns: int = 3, snapshots: bool = True,
+                 fresh: bool = False):
         self.table = table
         self.interval = interval
         self.players = list(players)
@@ -70,6 +71,7 @@ class DemoDriver:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.games_finished = 0
+        self._fresh = fresh  # start a new game at once, whatever the table holds
 
     def start(self) -> None:
         self.table.set_camera_status({"source": "demo", "state": "ok",
@@ -118,6 +120,10 @@ class DemoDriver:
     def tick(self) -> None:
         """Play one step: a turn, the end of a game, or the start of the next one."""
         t = self.table
+        if self._fresh:
+            self._fresh = False
+            self._new_game()
+            return
         if self.sim is None or self.sim_match_id != t.match_id:
             if self._adopt():
                 return

@@ -302,3 +302,28 @@ def test_tournament_round_robin(operator, table):
     page = operator.get(f"/tournaments/{tid}").data.decode()
     assert "6 : 0" in page or "0 : 6" in page
     assert operator.get("/tournaments").status_code == 200
+
+
+def test_setup_can_switch_to_the_demo_and_back(settings, table, store):
+    from zatre_vision.server import create_app
+    from zatre_vision.server.camera import CameraControl
+
+    camera = CameraControl(table, demo_interval=60, demo_seed=1)
+    app = create_app(settings, table, store, camera)
+    c = app.test_client()
+    hdr = {"X-Table-PIN": PIN}
+    table.new_match(["Ann", "Ben"], source="manual")
+    assert c.post("/setup", json={"players": ["Xia", "Yann"], "camera": "demo"},
+                  headers=hdr).status_code == 200
+    camera.runner.tick()  # a new simulated game with the chosen names, at once
+    camera.runner.tick()
+    st = table.state()
+    assert st["players"] == ["Xia", "Yann"] and st["source"] == "demo" and st["turns_played"] == 1
+    assert st["camera"]["state"] == "ok"
+    assert c.post("/setup", json={"players": ["Ann", "Ben"], "camera": "none"},
+                  headers=hdr).status_code == 200
+    assert camera.runner is None and table.state()["camera"]["state"] == "off"
+    c.post("/setup", json={"players": ["Ann", "Ben"], "camera": "picamera2"}, headers=hdr)
+    assert table.state()["camera"]["state"] == "error"
+    assert table.state()["alerts"][-1]["kind"] == "camera"
+    camera.stop()

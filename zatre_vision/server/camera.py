@@ -28,15 +28,17 @@ class CameraControl:
         self.runner: object | None = None
         self._lock = threading.Lock()
 
-    def start(self, source: str, players: Sequence[str] | None = None) -> None:
-        """Switch to ``source``: "demo", "none" (manual entry) or a camera spec."""
+    def start(self, source: str, players: Sequence[str] | None = None,
+              fresh: bool = False) -> None:
+        """Switch to ``source``: "demo", "none" (manual entry) or a camera spec.
+        ``fresh``: the demo starts a new game at once (chosen in Setup)."""
         with self._lock:
             self._stop_runner()
             self.source = source
             if source == "demo":
                 driver = DemoDriver(self.table, self.demo_interval,
                                     list(players) if players else list(DEMO_PLAYERS),
-                                    seed=self.demo_seed)
+                                    seed=self.demo_seed, fresh=fresh)
                 driver.start()
                 self.runner = driver
             elif source == "none":
