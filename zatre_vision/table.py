@@ -312,8 +312,13 @@ class Table:
         self._change("undo", lambda m: m.undo(), {}, source=source)
 
     def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
-        self._change("correction", lambda m: m.set_cell(cell, value),
-                     {"cell": cell, "value": value}, source=source)
+        def correct(m: Match) -> None:
+            m.set_cell(cell, value)
+            if m.pending is not None:  # re-check the flagged turn on the corrected board
+                p = m.reject_pending()
+                m.propose(p.placed, p.hand, p.player)
+
+        self._change("correction", correct, {"cell": cell, "value": value}, source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual") -> None:

@@ -134,3 +134,12 @@ def test_profi_hides_hints(playing):
     assert playing.state()["hints"]
     playing.set_profi(True)
     assert playing.state()["hints"] == {} and playing.state()["profi"] is True
+
+
+def test_a_correction_rechecks_the_flagged_turn(playing):
+    playing.commit_turn({"I8": 6, "J8": 6}, source="camera")
+    assert "18" in playing.state()["alerts"][0]["reasons"][0]
+    playing.set_cell("H8", 5)
+    assert "17" in playing.state()["alerts"][0]["reasons"][0]
+    again = Table(playing.store, "table-1")
+    assert again.state()["pending"] == playing.state()["pending"]
