@@ -103,6 +103,15 @@ class Camera:
             [[np.cos(a[1]), 0, np.sin(a[1])], [0, 1, 0], [-np.sin(a[1]), 0, np.cos(a[1])]])
         return replace(self, rot=self.rot @ small)
 
+    def moved(self, du: float, dv: float, deg: float) -> Camera:
+        """The camera seen from a board that was pushed by (du, dv) grid units and
+        turned by ``deg`` degrees on the table (a bumped board)."""
+        a = np.deg2rad(deg)
+        turn = _rot_z(a)
+        centre = turn @ (self.centre - np.array([du, dv, 0.0]) - np.array([7.5, 7.5, 0.0]))
+        centre += np.array([7.5, 7.5, 0.0])
+        return replace(self, rot=turn @ self.rot, centre=centre)
+
     def params(self, cell_mm: float) -> dict:
         return {"lens": self.lens, "f_px": round(self.f, 2), "cx": round(self.cx, 2),
                 "cy": round(self.cy, 2), "k1": round(self.k1, 5), "k2": round(self.k2, 5),

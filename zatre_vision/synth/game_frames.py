@@ -76,8 +76,13 @@ def _plan(turns: list[SimTurn], rng: np.random.Generator) -> list[dict]:
 
 def generate_game(out: Path, seed: int, width: int, height: int, quality: int = 85,
                   max_turns: int | None = None, cfg: SynthConfig | None = None,
-                  players: tuple[str, ...] = ("Ann", "Ben"), progress: bool = True) -> dict:
-    """Render the game; returns the truth object also written to ``truth.json``."""
+                  players: tuple[str, ...] = ("Ann", "Ben"), progress: bool = True,
+                  bump_frame: int | None = None, bump: tuple[float, float, float] = (1.2, -0.8, 3.0)
+                  ) -> dict:
+    """Render the game; returns the truth object also written to ``truth.json``.
+
+    ``bump_frame``: from that frame on, the board lies moved by ``bump`` = (du, dv in
+    grid units, turn in degrees), as when someone knocks it mid-game."""
     cfg = cfg or SynthConfig()
     rng = np.random.default_rng([seed, 3])
     kinds = [str(k) for k in rng.choice(["random", "greedy"], size=len(players))]
@@ -109,6 +114,8 @@ def generate_game(out: Path, seed: int, width: int, height: int, quality: int = 
         if "put" in step:
             name, v = step["put"]
             tiles[name] = sample_pose(frng, cfg.tiles, v)
+        if bump_frame is not None and n == bump_frame:
+            setup = replace(setup, camera=setup.camera.moved(*bump))
         cam = setup.camera.jittered(frng, cfg.camera.game_jitter_deg)
         arms: list[Arm] = []
         if "arm" in step:

@@ -45,15 +45,15 @@ class MatchSink:
             return None
         return TURN_TILES
 
-    def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool:
-        if self.match.finished:
-            return False
+    def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
+        if self.match.finished or self.match.pending is not None:
+            return None
         player = self.match.current_player
         expected = self.expected_tiles()
         try:
             result = self.match.propose(placed)
         except MatchError:
-            return False
+            return None
         if result.legal:
             self.frames.append(frame)
             was_holding = player in self._holding

@@ -59,8 +59,9 @@ class TurnSink(Protocol):
         """Tiles an ordinary turn places now (3 first turn, else 2); None when only
         an explicit end of turn may commit (the player may hold more tiles)."""
 
-    def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool:
-        """Commit a turn; True when legal (applied), False when flagged (pending)."""
+    def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
+        """Commit a turn; True when legal (applied), False when flagged (pending),
+        None when the table takes no turn now (a flagged turn waits, or it is over)."""
 
     def reject_pending(self) -> None: ...
 
@@ -137,6 +138,8 @@ class TurnTracker:
         expected = self.sink.expected_tiles()
         if expected is None or not self._auto_armed or obs.hand or not obs.still:
             return
+        if self.sink.pending_cells():
+            return  # a flagged turn must be fixed first
         if obs.time - self._last_motion_time < self.config.commit_still_s:
             return
         new = self.new_tiles()
@@ -147,6 +150,8 @@ class TurnTracker:
         self._end_requested = False
         placed = self.new_tiles()
         legal = self.sink.commit_turn(placed, self._last_frame, reason)
+        if legal is None:
+            return
         self.commits.append(CommitLog(self._last_frame, self._last_time, placed, reason, legal))
         self._last_commit_time = self._last_time
 

@@ -1,0 +1,135 @@
+"""The live pipeline on rendered game frames: the real motion gate and tracker, with
+the board reads taken from the ground truth (see truth_reader.py)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zatre_vision.camera.base import SourceError
+from zatre_vision.camera.folder import FolderSource, read_meta
+from zatre_vision.camera.reconnect import ReconnectingSource
+from zatre_vision.match import Match
+from zatre_vision.synth.game_frames import generate_game
+from zatre_vision.tracking.pipeline import LivePipeline
+from zatre_vision.tracking.replay import replay_folder
+from zatre_vision.tracking.sink import MatchSink
+
+from .truth_reader import TruthReader
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    out = tmp_path_factory.mktemp("game")
+    truth = generate_game(out, 21, 640, 480, max_turns=8, progress=False)
+    return out, truth
+
+
+@pytest.fixture(scope="module")
+def bumped_game(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bumped")
+    truth = generate_game(out, 22, 640, 480, max_turns=8, progress=False, bump_frame=70)
+    return out, truth
+
+
+def assert_turns_match(out, truth):
+    got = [(t["player"], t["placed"]) for t in out["turns"]]
+    want = [(t["player"], t["placed"]) for t in truth["turns"]]
+    assert got == want
+    assert all(t["legal"] for t in out["turns"])
+    for turn, true_turn in zip(out["turns"], truth["turns"], strict=True):
+        assert turn["frame"] <= true_turn["frame"]  # committed by the turn's end at the latest
+
+
+def test_replay_commits_every_turn_once_with_its_frame(game):
+    folder, truth = game
+    out = replay_folder(folder, TruthReader(truth["frames"]))
+    assert_turns_match(out, truth)
+    frames = [t["frame"] for t in out["turns"]]
+    assert frames == sorted(set(frames))
+
+
+def test_a_board_moved_mid_game_loses_nothing(bumped_game):
+    folder, truth = bumped_game
+    before = truth["frames"][68]["corners"][0]
+    after = truth["frames"][72]["corners"][0]
+    assert abs(before[0] - after[0]) + abs(before[1] - after[1]) > 10  # it really moved
+    out = replay_folder(folder, TruthReader(truth["frames"]))
+    assert_turns_match(out, truth)
+
+
+class FlakySource:
+    """A folder source whose camera disappears for a stretch of frames."""
+
+    def __init__(self, folder, gone):
+        self.inner = FolderSource(folder)
+        self.name = "flaky"
+        self.gone = gone
+        self.opens = 0
+        self.reads = 0
+
+    def open(self):
+        self.opens += 1
+        if self.opens == 1:
+            self.inner.open()
+        elif self.opens % 3 == 2:
+            raise SourceError("no camera")  # some reconnection attempts fail
+
+    def read(self):
+        self.reads += 1
+        if self.reads in self.gone:
+            self.inner.read()  # the frame happens, but nobody sees it
+            raise SourceError("camera unplugged")
+        return self.inner.read()
+
+    def close(self):
+        pass
+
+
+def test_camera_vanishing_and_returning_mid_game(game):
+    folder, truth = game
+    # the camera is away for frames 40-47, across a tile being placed
+    flaky = FlakySource(folder, set(range(40, 48)))
+    clock = [0.0]
+    states = []
+    source = ReconnectingSource(flaky, first_delay=0.1, sleep=lambda s: clock.__setitem__(0, clock[0] + s),
+                                clock=lambda: clock[0], on_status=lambda st: states.append(st.state))
+    source.open()
+    by_frame = {f["frame"]: f for f in truth["frames"]}
+    seen = []
+
+    class Reader:
+        def read(self, image):
+            return TruthReader([by_frame[seen[-1]]]).read(image)
+
+    meta = read_meta(Path(folder))
+    match = Match(meta.players, starter=meta.starter)
+    pipeline = LivePipeline(Reader(), MatchSink(match))
+    while not source.ended:
+        frame = source.read()
+        if frame is None:
+            clock[0] += 0.2
+            continue
+        seen.append(frame.index)
+        pipeline.process(frame)
+        for event in meta.events.get(frame.index, []):
+            pipeline.event(event)
+    assert "reconnecting" in states and states[-1] == "ended"
+    assert source.status.reconnects >= 1
+    assert not set(range(40, 48)) & set(seen)
+    got = [(t.player, t.placed) for t in match.turns]
+    assert got == [(t["player"], t["placed"]) for t in truth["turns"]]
+
+
+def test_replay_folder_errors_are_clear(tmp_path):
+    with pytest.raises(SourceError, match="no such folder"):
+        replay_folder(tmp_path / "missing", TruthReader([]))
+    (tmp_path / "meta.json").write_text(json.dumps({"players": "Ann"}))
+    with pytest.raises(SourceError, match="players"):
+        replay_folder(tmp_path, TruthReader([]))
+    (tmp_path / "meta.json").write_text(json.dumps({"players": ["Ann", "Ben"]}))
+    with pytest.raises(SourceError, match="no JPEG or PNG"):
+        replay_folder(tmp_path, TruthReader([]))
+    (tmp_path / "events.jsonl").write_text('{"frame": 3, "event": "explode"}\n')
+    with pytest.raises(SourceError, match="event must be one of"):
+        replay_folder(tmp_path, TruthReader([]))

@@ -1,0 +1,166 @@
+"""Turn detection on hand-made observation sequences: each case a table situation."""
+
+from zatre_vision.match import Match
+from zatre_vision.tracking.sink import MatchSink
+from zatre_vision.tracking.tracker import Observation, TurnTracker
+
+FIRST = {"H8": 6, "H7": 5, "G7": 5}
+
+
+class Feed:
+    """Plays frames into a tracker at 5 fps."""
+
+    def __init__(self, board=None, players=("Ann", "Ben")):
+        self.match = Match(list(players))
+        if board:
+            assert self.match.propose(board).legal
+        self.sink = MatchSink(self.match)
+        self.tracker = TurnTracker(self.sink)
+        self.frame = 0
+        self.board = dict(self.match.board.to_dict())
+
+    def still(self, n=1, hand_over=()):
+        for _ in range(n):
+            self.frame += 1
+            held = frozenset(hand_over)
+            cells = {c: v for c, v in self.board.items() if c not in held}
+            self.tracker.observe(Observation(self.frame, self.frame / 5, still=True, cells=cells,
+                                             held=held, hand=bool(held)))
+
+    def moving(self, n=1):
+        for _ in range(n):
+            self.frame += 1
+            self.tracker.observe(Observation(self.frame, self.frame / 5, still=False, read=False))
+
+    def put(self, cell, value):
+        self.moving(2)
+        self.board[cell] = value
+
+    def lift(self, cell):
+        self.moving(2)
+        del self.board[cell]
+
+    @property
+    def committed(self):
+        return [c.placed for c in self.tracker.commits]
+
+
+def test_first_turn_commits_automatically_after_three_tiles():
+    f = Feed()
+    for cell, v in FIRST.items():
+        f.put(cell, v)
+        f.still(1)
+    assert f.committed == []  # one still frame is not enough to settle the last tile
+    f.still(3)
+    assert f.committed == [FIRST]
+    assert f.tracker.commits[0].reason == "auto"
+    f.still(20)
+    assert len(f.committed) == 1  # never twice
+
+
+def test_a_tile_placed_and_lifted_again_is_not_committed():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(3)
+    f.lift("G8")
+    f.still(3)
+    assert f.committed == []
+    f.put("I8", 4)
+    f.still(2)
+    f.put("I9", 2)
+    f.still(4)
+    assert f.committed == [{"I8": 4, "I9": 2}]
+
+
+def test_a_hand_resting_over_the_board_holds_the_cells_under_it():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(2)
+    f.put("I8", 1)
+    f.still(60, hand_over={"I8", "I9", "H9", "J8"})  # twelve seconds with a hand on I8
+    assert f.committed == []
+    f.moving(2)
+    f.still(4)
+    assert f.committed == [{"G8": 5, "I8": 1}]
+    assert f.match.totals()["Ben"] == 5  # G7-G8 = 10 and G8-H8-I8 = 12
+
+
+def test_end_turn_commits_a_turn_with_a_tile_held_back_and_then_waits_for_it_again():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(4)
+    assert f.committed == []  # only one of two tiles: no automatic commit
+    f.tracker.end_turn()
+    assert f.committed == [{"G8": 5}]
+    # Ann's turn (two tiles, automatic), then Ben, who kept a tile back, may place three
+    f.put("G6", 1)
+    f.still(1)
+    f.put("G5", 1)
+    f.still(4)
+    assert f.committed[-1] == {"G6": 1, "G5": 1}
+    assert f.tracker.commits[-1].legal
+    for cell in ("I7", "I6"):
+        f.put(cell, 1)
+        f.still(4)
+    assert len(f.committed) == 2  # Ben's turn waits for his end of turn
+    f.put("I5", 1)
+    f.still(3)
+    f.tracker.end_turn()
+    assert f.committed[-1] == {"I7": 1, "I6": 1, "I5": 1}
+    assert f.tracker.commits[-1].legal
+
+
+def test_end_turn_right_after_an_automatic_commit_only_confirms_it():
+    f = Feed(FIRST)
+    f.put("G8", 1)
+    f.still(1)
+    f.put("F8", 1)
+    f.still(4)
+    f.tracker.end_turn()
+    assert len(f.committed) == 1
+    f.still(30)  # six seconds later, with nothing new: the next player passes
+    f.tracker.end_turn()
+    assert f.committed == [{"G8": 1, "F8": 1}, {}]
+
+
+def test_end_turn_waits_for_a_tile_that_has_not_settled():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(1)
+    f.tracker.end_turn()
+    assert f.committed == []
+    f.still(1)
+    assert f.committed == [{"G8": 5}]
+
+
+def test_undo_takes_the_commit_back_without_committing_it_again_at_once():
+    f = Feed(FIRST)
+    f.put("G8", 1)
+    f.still(1)
+    f.put("F8", 1)
+    f.still(4)
+    assert len(f.match.turns) == 2
+    f.tracker.undo()
+    assert len(f.match.turns) == 1
+    f.still(10)
+    assert len(f.match.turns) == 1  # same tiles, board untouched: no re-commit
+    f.put("E8", 1)  # the player goes on and places a third tile, then ends the turn
+    f.still(3)
+    f.tracker.end_turn()
+    assert f.match.turns[-1].placed == {"G8": 1, "F8": 1, "E8": 1}
+
+
+def test_an_illegal_turn_waits_and_is_dropped_when_its_tile_is_taken_back():
+    f = Feed(FIRST)
+    f.put("H6", 4)  # column H6-H8 = 15
+    f.still(1)
+    f.put("G6", 1)
+    f.still(4)
+    assert f.match.pending is not None and f.tracker.commits[-1].legal is False
+    assert "H6" not in f.match.state()["board"]
+    f.lift("H6")
+    f.still(3)
+    assert f.match.pending is None
+    f.put("I8", 1)
+    f.still(4)
+    assert f.match.turns[-1].placed == {"G6": 1, "I8": 1}
