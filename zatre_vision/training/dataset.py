@@ -29,26 +29,26 @@ class DataSpec:
     photos: int
     wide: bool = False
     keep_empty: float = 0.3
-    jitter_cells: float = 0.06
+    jitter_cells: float = 0.1
 
 
 def truth_projector(truth: dict):
-    """grid units -> distorted image pixels, from a photo's truth (renderer's lens model)."""
-    h = np.asarray(truth["homography"], np.float64)
+    """grid units -> image pixels, exactly as the renderer projected them (lens included).
+
+    The truth's ``homography`` is a plane fit to already distorted points, so the camera
+    is rebuilt from the truth's camera parameters instead.
+    """
+    from ..synth.camera import Camera, _pose
+
     cam = truth["camera"]
-    f, cx, cy, k1, k2 = (float(cam[k]) for k in ("f_px", "cx", "cy", "k1", "k2"))
-
-    def project(uv: np.ndarray) -> np.ndarray:
-        p = cv2.perspectiveTransform(np.asarray(uv, np.float64).reshape(1, -1, 2), h)[0]
-        xu, yu = (p[:, 0] - cx) / f, (p[:, 1] - cy) / f
-        xd, yd = xu.copy(), yu.copy()
-        for _ in range(20):
-            r2 = xd * xd + yd * yd
-            fac = 1 + k1 * r2 + k2 * r2 * r2
-            xd, yd = xu / fac, yu / fac
-        return np.column_stack([f * xd + cx, f * yd + cy])
-
-    return project
+    w, h = truth["image_size"]
+    rot = _pose(np.deg2rad(cam["tilt_deg"]), np.deg2rad(cam["azimuth_deg"]),
+                np.deg2rad(cam["roll_deg"]))
+    camera = Camera(int(w), int(h), float(cam["f_px"]), float(cam["cx"]), float(cam["cy"]),
+                    float(cam["k1"]), float(cam["k2"]), rot,
+                    np.asarray(cam["centre_grid"], np.float64), cam["lens"],
+                    float(cam["tilt_deg"]), float(cam["azimuth_deg"]), float(cam["roll_deg"]))
+    return camera.project
 
 
 def jittered(project, rng: np.random.Generator, amount: float):

@@ -4,7 +4,7 @@ Grid units: (0, 0) is the top-left outer corner of the 15 x 15 grid, (15, 15) th
 bottom-right one; one cell is 1.0 and cell A1 has its centre at (0.5, 0.5).
 
 ``GridModel`` maps grid units to image pixels: a homography to an ideal (undistorted)
-image, then one radial lens term about the image centre,
+image, then one radial lens term about the image centre (barrel: k < 0),
 ``x_d = c + (x_u - c) * (1 + k * |x_u - c|^2 / s^2)`` with ``s`` half the image's
 larger side. The one term is enough for the Pi camera lenses (barrel, k > 0) and lets
 the grid fit stay within a fraction of a line width at the board's edges.
@@ -128,6 +128,34 @@ class GridModel:
         return cls(h, float(d.get("k", 0.0)), w, hh)
 
 
+def _normaliser(p: np.ndarray) -> np.ndarray:
+    c = p.mean(axis=0)
+    s = np.sqrt(2) / max(float(np.sqrt(((p - c) ** 2).sum(axis=1)).mean()), 1e-12)
+    return np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
+
+
+def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Least-squares homography (normalised DLT); much faster than cv2's refined fit."""
+    src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
+    if len(src) < 4:
+        return None
+    ts, td = _normaliser(src), _normaliser(dst)
+    a = src @ ts[:2, :2].T + ts[:2, 2]
+    b = dst @ td[:2, :2].T + td[:2, 2]
+    n = len(a)
+    m = np.zeros((2 * n, 9))
+    m[0::2, 0:2], m[0::2, 2] = a, 1
+    m[0::2, 6:8], m[0::2, 8] = -b[:, :1] * a, -b[:, 0]
+    m[1::2, 3:5], m[1::2, 5] = a, 1
+    m[1::2, 6:8], m[1::2, 8] = -b[:, 1:] * a, -b[:, 1]
+    _, _, vt = np.linalg.svd(m.T @ m)
+    h = vt[-1].reshape(3, 3)
+    h = np.linalg.inv(td) @ h @ ts
+    if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
+        return None
+    return h / h[2, 2]
+
+
 def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_CORNERS
                             ) -> np.ndarray:
     return cv2.getPerspectiveTransform(grid_pts.astype(np.float32),
@@ -135,4 +163,5 @@ def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_
 
 
 __all__ = ["CARDBOARD", "CELL_CENTRES", "CELL_COLROW", "CELL_NAMES", "GRID_CORNERS",
-           "GRID_EDGES", "GridModel", "IS_LIGHT", "START_INDEX", "homography_from_corners"]
+           "GRID_EDGES", "GridModel", "IS_LIGHT", "START_INDEX", "dlt_homography",
+           "homography_from_corners"]

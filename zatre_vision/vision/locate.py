@@ -21,14 +21,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import CARDBOARD, GRID_EDGES, GridModel
+from .geometry import CARDBOARD, GRID_EDGES, GridModel, dlt_homography
 
 #: Working size of the coarse step (longer side, pixels).
 COARSE_SIDE = 320
 #: Grid-fit search windows (half-width, cells), one per round.
 ROUNDS = (0.15, 0.08)
-K_CANDIDATES = np.linspace(-0.04, 0.3, 18)
+K_RANGE = (-0.3, 0.06)  # radial term; barrel lenses have k < 0 here
 STRATEGIES = ("direct", "profile", "ridge")
+MIN_POLISH_INLIERS = 150
 #: line contrast above which no other strategy is tried
 GOOD_ENOUGH = 0.9
 
@@ -87,14 +88,50 @@ def coarse_quads(grey: np.ndarray) -> list[np.ndarray]:
     for lab in order[:1]:
         if stats[lab, cv2.CC_STAT_AREA] < 0.02 * mask.size:
             break
-        pts = cv2.findNonZero((labels == lab).astype(np.uint8))
-        hull = cv2.convexHull(pts)
+        comp = (labels == lab).astype(np.uint8)
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        contour = max(contours, key=len).reshape(-1, 2).astype(np.float64)
+        hull = cv2.convexHull(contour.astype(np.float32))
+        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        fitted = _quad_from_lines(contour, _order_corners(box))
+        if fitted is not None:
+            quads.append(_order_corners(fitted / s))
         quad = _hull_to_quad(hull)
         if quad is not None:
             quads.append(_order_corners(quad / s))
-        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
         quads.append(_order_corners(box / s))
     return quads
+
+
+def _quad_from_lines(contour: np.ndarray, box: np.ndarray) -> np.ndarray | None:
+    """Fit one robust line per side of ``box`` to the outline points near that side."""
+    lines = []
+    for i in range(4):
+        a, b = box[i], box[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 5:
+            return None
+        d /= length
+        n = np.array([-d[1], d[0]])
+        rel = contour - a
+        along = rel @ d
+        dist = np.abs(rel @ n)
+        sel = (dist < 0.08 * length) & (along > 0.1 * length) & (along < 0.9 * length)
+        if sel.sum() < 8:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(contour[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                                     0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + d1 * t[0])
+    return np.array(out)
 
 
 def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
@@ -170,33 +207,51 @@ def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float
 
 
 def fit_model(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int,
-              k_prev: float, thresh_px: float) -> tuple[GridModel, np.ndarray] | None:
-    """Fit homography + radial term to matches; returns the model and its inlier mask."""
+              k_prev: float, thresh_px: float, k_step: float = 0.02
+              ) -> tuple[GridModel, np.ndarray] | None:
+    """Fit homography + radial term to matches; returns the model and its inlier mask.
+
+    RANSAC on the matches (undistorted with the previous ``k``) removes outliers; the
+    radial term is then searched around ``k_prev`` with a least-squares homography each.
+    """
     if len(grid_pts) < 12:
         return None
     probe = GridModel(np.eye(3), k_prev, width, height)
     und = probe.undistort(img_pts)
-    h, inl = cv2.findHomography(grid_pts, und, cv2.RANSAC, thresh_px, maxIters=500,
-                                confidence=0.995)
+    h, inl = cv2.findHomography(grid_pts, und, cv2.RANSAC, thresh_px, maxIters=300,
+                                confidence=0.99)
     if h is None or inl is None or inl.sum() < 12:
         return None
     inl = inl.ravel().astype(bool)
     g, ip = grid_pts[inl], img_pts[inl]
-    best = None
-    for k in K_CANDIDATES:
+
+    def evaluate(k: float) -> tuple[float, GridModel] | None:
         m = GridModel(np.eye(3), float(k), width, height)
-        u = m.undistort(ip)
-        hk, _ = cv2.findHomography(g, u, 0)
+        hk = dlt_homography(g, m.undistort(ip))
         if hk is None:
-            continue
+            return None
         m = GridModel(hk, float(k), width, height)
-        err = np.median(np.linalg.norm(m.to_image(g) - ip, axis=1))
-        if best is None or err < best[0]:
-            best = (err, m)
+        return float(np.mean(np.linalg.norm(m.to_image(g) - ip, axis=1) ** 2)), m
+
+    best = evaluate(k_prev)
     if best is None:
         return None
+    step = k_step
+    k = k_prev
+    for _ in range(12):  # pattern search on k
+        moved = False
+        for cand in (k - step, k + step):
+            if not K_RANGE[0] <= cand <= K_RANGE[1]:
+                continue
+            r = evaluate(cand)
+            if r is not None and r[0] < best[0]:
+                best, k, moved = r, cand, True
+                break
+        if not moved:
+            step /= 2
+            if step < 0.004:
+                break
     model = best[1]
-    # final inliers under the chosen model
     err = np.linalg.norm(model.to_image(grid_pts) - img_pts, axis=1)
     return model, err < thresh_px
 
@@ -340,7 +395,7 @@ def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False,
                 rect_pts.append((mid, pos))
     g = np.array(grid_pts, np.float64)
     img_pts = model.to_image(np.array(rect_pts, np.float64))
-    h, _ = cv2.findHomography(g, model.undistort(img_pts), 0)
+    h = dlt_homography(g, model.undistort(img_pts))
     if h is None:
         return None
     return GridModel(h, model.k, model.width, model.height)
@@ -393,6 +448,52 @@ def line_contrast(grey: np.ndarray, model: GridModel) -> float:
     return (a - b) / (a + b + 1e-6)
 
 
+def _phantom_edges() -> np.ndarray:
+    """Unit segments of the extended grid (-1..16) that are no grid line of the board."""
+    real = {tuple(e) for e in GRID_EDGES.astype(int).tolist()}
+    out = []
+    for a in range(-1, 17):
+        for b in range(-1, 16):
+            for e in ((b, a, b + 1, a), (a, b, a, b + 1)):
+                if e not in real:
+                    out.append(e)
+    return np.array(out, np.float64)
+
+
+_PHANTOM = _phantom_edges()
+
+
+def _edge_mid_evidence(fv: np.ndarray, fh: np.ndarray, edges: np.ndarray,
+                       shift: tuple[float, float]) -> np.ndarray:
+    mids = (edges[:, :2] + edges[:, 2:]) / 2 + np.array(shift)
+    vert = edges[:, 0] == edges[:, 2]
+    out = np.empty(len(edges))
+    for along in (-0.25, 0.25):
+        off = np.where(vert[:, None], [0.0, along], [along, 0.0])
+        q = _rect_px(mids + off)
+        v = _sample(fv, q[None])[0]
+        h = _sample(fh, q[None])[0]
+        out = np.where(vert, v, h) if along < 0 else out + np.where(vert, v, h)
+    return out / 2
+
+
+def fix_layout(grey: np.ndarray, model: GridModel) -> GridModel:
+    """Choose among the model and its one-cell shifts the one whose predicted lines
+    are there and whose non-lines (margin, cut corners) are not."""
+    fv, fh = _rect_features(grey, model)
+    best, best_shift = -np.inf, (0.0, 0.0)
+    for shift in ((0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+        on = _edge_mid_evidence(fv, fh, GRID_EDGES, shift).mean()
+        off = _edge_mid_evidence(fv, fh, _PHANTOM, shift).mean()
+        score = (on - off) / (on + off + 1e-6)
+        if score > best + 0.02 * (shift != (0.0, 0.0)):
+            best, best_shift = score, shift
+    if best_shift == (0.0, 0.0):
+        return model
+    t = np.array([[1, 0, best_shift[0]], [0, 1, best_shift[1]], [0, 0, 1]], np.float64)
+    return GridModel(model.homography @ t, model.k, model.width, model.height)
+
+
 def fit_grid(grey: np.ndarray, m0: GridModel, strategy: str) -> tuple[GridModel, float] | None:
     """One way from a rough model to a fitted grid, and the fit's line contrast.
 
@@ -420,6 +521,13 @@ def fit_grid(grey: np.ndarray, m0: GridModel, strategy: str) -> tuple[GridModel,
         m = refine_rect(grey, m, half)
     if m is None:
         return None
+    m = fix_layout(grey, m)
+    if strategy != "ridge":
+        # polish on the bright grid lines themselves where enough of them are visible
+        img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
+        r = refine(img, m, rounds=(0.1, 0.06))
+        if r is not None and r[2] >= MIN_POLISH_INLIERS:
+            m = r[0]
     return m, line_contrast(grey, m)
 
 
