@@ -30,8 +30,9 @@ ROUNDS = (0.15, 0.08)
 K_RANGE = (-0.3, 0.06)  # radial term; barrel lenses have k < 0 here
 STRATEGIES = ("direct", "profile", "ridge")
 MIN_POLISH_INLIERS = 150
+POLISH_ROUNDS = (0.25, 0.12, 0.06)
 #: line contrast above which no other strategy is tried
-GOOD_ENOUGH = 0.9
+GOOD_ENOUGH = 0.86
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ def refine(img: np.ndarray, model: GridModel, rounds=ROUNDS
         g, p, s = ridge_search(img, model, half)
         ok = s > noise
         cell = model.cell_size_px()
-        fit = fit_model(g[ok], p[ok], w, h, model.k, max(1.5, 0.06 * cell))
+        fit = fit_model(g[ok], p[ok], w, h, model.k, max(1.5, 0.5 * half * cell))
         if fit is None:
             return None
         model, inl = fit
@@ -352,21 +353,28 @@ def directional_ridges(rect: np.ndarray, d: int = 2, run: int = 7, edges: bool =
     return fv, fh
 
 
-def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float]
-            ) -> np.ndarray:
-    """Draw grid units ``ext`` x ``ext`` at ``ppc``, blurring first to avoid aliasing."""
+def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float],
+            blur: bool = True) -> np.ndarray:
+    """Draw grid units ``ext`` x ``ext`` at ``ppc``, blurring first to avoid aliasing
+    (``blur=False``: ``img`` is already smoothed, see ``presmooth``)."""
     src_ppc = model.cell_size_px()
     sigma = 0.45 * src_ppc / ppc
-    if sigma > 0.6:
+    if blur and sigma > 0.6:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
     mx, my = model.rectify_maps(ppc, ext[0], ext[0], ext[1], ext[1])
     return cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
 
+def presmooth(grey: np.ndarray, model: GridModel) -> np.ndarray:
+    """``grey`` smoothed once for every rectification at ``PPC`` near ``model``'s scale."""
+    sigma = 0.45 * model.cell_size_px() / PPC
+    return cv2.GaussianBlur(grey, (0, 0), sigma) if sigma > 0.6 else grey
+
+
 def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False,
-                   edges: bool = True) -> GridModel | None:
+                   edges: bool = True, blur: bool = True) -> GridModel | None:
     """Correct ``model`` by matching line-position profiles of four bands to the layout."""
-    rect = rectify(grey, model, PPC, EXT)
+    rect = rectify(grey, model, PPC, EXT, blur)
     rv, rh = directional_ridges(rect, edges=edges)
     n = rect.shape[0]
     x = np.arange(n, dtype=np.float64)
@@ -401,17 +409,19 @@ def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False,
     return GridModel(h, model.k, model.width, model.height)
 
 
-def _rect_features(grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, np.ndarray]:
-    return directional_ridges(rectify(grey, model, PPC, EXT))
+def _rect_features(grey: np.ndarray, model: GridModel, blur: bool = True
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    return directional_ridges(rectify(grey, model, PPC, EXT, blur))
 
 
 def _rect_px(g: np.ndarray) -> np.ndarray:
     return (g - EXT[0]) * PPC - 0.5
 
 
-def refine_rect(grey: np.ndarray, model: GridModel, half: float) -> GridModel | None:
+def refine_rect(grey: np.ndarray, model: GridModel, half: float, blur: bool = True
+                ) -> GridModel | None:
     """Move every line sample to the strongest line evidence within ``half`` cell."""
-    fv, fh = _rect_features(grey, model)
+    fv, fh = _rect_features(grey, model, blur)
     ts = np.arange(-half, half + 1e-9, 1.0 / PPC / 2)
     vert = EDGE_NORMALS[:, 0] > 0.5
     grid_pts, found, strength = [], [], []
@@ -436,9 +446,9 @@ _MID_POINTS = EDGE_POINTS + EDGE_NORMALS * 0.5
 _MID_OK = (_MID_POINTS >= 0).all(axis=1) & (_MID_POINTS <= 15).all(axis=1)
 
 
-def line_contrast(grey: np.ndarray, model: GridModel) -> float:
+def line_contrast(grey: np.ndarray, model: GridModel, blur: bool = True) -> float:
     """(on-line - mid-cell) / (on-line + mid-cell) line evidence: near 0 for no grid."""
-    fv, fh = _rect_features(grey, model)
+    fv, fh = _rect_features(grey, model, blur)
     vert = EDGE_NORMALS[:, 0] > 0.5
     on = np.concatenate([_sample(fv, _rect_px(EDGE_POINTS[vert])[None])[0],
                          _sample(fh, _rect_px(EDGE_POINTS[~vert])[None])[0]])
@@ -477,10 +487,10 @@ def _edge_mid_evidence(fv: np.ndarray, fh: np.ndarray, edges: np.ndarray,
     return out / 2
 
 
-def fix_layout(grey: np.ndarray, model: GridModel) -> GridModel:
+def fix_layout(grey: np.ndarray, model: GridModel, blur: bool = True) -> GridModel:
     """Choose among the model and its one-cell shifts the one whose predicted lines
     are there and whose non-lines (margin, cut corners) are not."""
-    fv, fh = _rect_features(grey, model)
+    fv, fh = _rect_features(grey, model, blur)
     best, best_shift = -np.inf, (0.0, 0.0)
     for shift in ((0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
         on = _edge_mid_evidence(fv, fh, GRID_EDGES, shift).mean()
@@ -494,52 +504,57 @@ def fix_layout(grey: np.ndarray, model: GridModel) -> GridModel:
     return GridModel(model.homography @ t, model.k, model.width, model.height)
 
 
-def fit_grid(grey: np.ndarray, m0: GridModel, strategy: str) -> tuple[GridModel, float] | None:
+def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy: str
+             ) -> tuple[GridModel, float] | None:
     """One way from a rough model to a fitted grid, and the fit's line contrast.
 
-    ``direct``: line search from the rough model; ``profile``: band profiles (lines and
-    tile edges) first; ``ridge``: band profiles of bright lines only, then the ridge
-    search in the image (best on empty and sparse boards).
+    ``smooth`` is the frame after ``presmooth``, ``ridge_img`` the frame lightly blurred
+    (float32) for the ridge search. ``direct``: line search from the rough model;
+    ``profile``: band profiles (lines and tile edges) first; ``ridge``: band profiles of
+    bright lines only, then the ridge search in the image (best on sparse boards).
+    Every fit ends with a polish on the bright lines where enough of them are seen.
     """
     m: GridModel | None = m0
     if strategy in ("profile", "ridge"):
         edges = strategy == "profile"
-        m = align_profiles(grey, m0, edges=edges)
+        m = align_profiles(smooth, m0, edges=edges, blur=False)
         if m is not None:
-            m = align_profiles(grey, m, fine=True, edges=edges)
+            m = align_profiles(smooth, m, fine=True, edges=edges, blur=False)
     if strategy == "ridge":
         if m is None:
             return None
-        img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
-        r = refine(img, m)
+        r = refine(ridge_img, m)
         if r is None:
             return None
         m = r[0]
     for half in (0.3, 0.15, 0.08) if strategy != "ridge" else (0.08,):
         if m is None:
             return None
-        m = refine_rect(grey, m, half)
+        m = refine_rect(smooth, m, half, blur=False)
     if m is None:
         return None
-    m = fix_layout(grey, m)
+    m = fix_layout(smooth, m, blur=False)
     if strategy != "ridge":
-        # polish on the bright grid lines themselves where enough of them are visible
-        img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
-        r = refine(img, m, rounds=(0.1, 0.06))
+        r = refine(ridge_img, m, rounds=POLISH_ROUNDS)
         if r is not None and r[2] >= MIN_POLISH_INLIERS:
             m = r[0]
-    return m, line_contrast(grey, m)
+    return m, line_contrast(smooth, m, blur=False)
 
 
 def locate(image: np.ndarray, min_score: float = 0.75) -> LocateResult:
     """Find the board in a BGR or grey image of any size."""
     grey = to_grey(image)
     h, w = grey.shape
+    quads = coarse_quads(grey)
+    if not quads:
+        return LocateResult(None, 0.0, 0)
+    smooth = presmooth(grey, _initial_models(quads[0], w, h)[0])
+    ridge_img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
     best: tuple[GridModel, float] | None = None
-    for quad in coarse_quads(grey):
+    for quad in quads:
         m0 = _initial_models(quad, w, h)[0]
         for strategy in STRATEGIES:
-            r = fit_grid(grey, m0, strategy)
+            r = fit_grid(smooth, ridge_img, m0, strategy)
             if r is not None and (best is None or r[1] > best[1]):
                 best = r
             if best is not None and best[1] > GOOD_ENOUGH:
