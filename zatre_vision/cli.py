@@ -14,6 +14,8 @@ import click
 
 from .errors import InputError, run_guarded
 from .synth.cli import synth
+from .tracking.cli import replay
+from .vision.cli import bench_vision, read, train
 
 
 class ZatreGroup(click.Group):
@@ -105,6 +107,10 @@ def bench_rules(out: str, positions: int) -> None:
 
 
 main.add_command(synth)
+main.add_command(read)
+main.add_command(train)
+main.add_command(replay)
+bench.add_command(bench_vision)
 
 
 if __name__ == "__main__":

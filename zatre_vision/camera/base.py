@@ -22,6 +22,11 @@ class Frame:
     lores: np.ndarray  # low-resolution grey stream for the motion gate
     index: int  # 1-based frame number within the source
     time: float  # seconds since the source started
+    #: Table events that follow this frame (the synthetic players press "end turn").
+    events: tuple[str, ...] = ()
+    #: Set on the first frame of a new game by sources that play games themselves
+    #: (the synthetic demo): {"players": [...], "starter": name}.
+    new_game: dict | None = None
 
 
 @dataclass

@@ -1,10 +1,14 @@
-"""The tracker's view of a match: a :class:`TurnSink` over a :class:`Match`.
+"""The tracker's view of a match: :class:`TurnSink` s over a Match.
 
-Used as is by ``zatre replay`` and, behind the table's lock, by the live service, so
-both commit turns the same way.
+:class:`MatchSink` commits straight into a :class:`Match` (``zatre replay``);
+:class:`TableSink` goes through the live :class:`~zatre_vision.table.Table`, which
+persists every change and pushes it to the dashboards. Both decide the same way what
+a turn is expected to hold.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from ..match import Match, MatchError
 
@@ -21,66 +25,120 @@ class MatchSink:
     """
 
     def __init__(self, match: Match):
-        self.match = match
+        self._match = match
         self.frames: list[int] = []  # commit frame of each committed turn
         self.pending_frame: int | None = None
         self._holding: set[str] = set()
         self._held_history: list[tuple[str, bool]] = []
 
+    # -- what the tracker reads ------------------------------------------------------
+    @property
+    def match(self) -> Match:
+        return self._match
+
     def committed_board(self) -> dict[str, int]:
-        board = self.match.board.to_dict()
-        if self.match.pending is not None:
-            board.update(self.match.pending.placed)
+        match = self.match
+        board = match.board.to_dict()
+        if match.pending is not None:
+            board.update(match.pending.placed)
         return board
 
     def pending_cells(self) -> set[str]:
-        return set(self.match.pending.placed) if self.match.pending is not None else set()
+        pending = self.match.pending
+        return set(pending.placed) if pending is not None else set()
 
     def expected_tiles(self) -> int | None:
-        if self.match.finished:
+        match = self.match
+        if match.finished:
             return None
-        if self.match.board.count == 0:
+        if match.board.count == 0:
             return FIRST_TURN_TILES
-        if self.match.current_player in self._holding:
+        if match.current_player in self._holding:
             return None
         return TURN_TILES
 
+    # -- what the tracker does ---------------------------------------------------------
     def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
-        if self.match.finished or self.match.pending is not None:
+        match = self.match
+        if match.finished or match.pending is not None:
             return None
-        player = self.match.current_player
+        player = match.current_player
         expected = self.expected_tiles()
         try:
-            result = self.match.propose(placed)
+            legal = self._propose(placed, frame)
         except MatchError:
             return None
-        if result.legal:
+        if legal:
             self.frames.append(frame)
             was_holding = player in self._holding
-            short = expected is not None and len(placed) < expected
             self._holding.discard(player)
-            if short or (expected is None and len(placed) < TURN_TILES):
+            if len(placed) < (expected if expected is not None else TURN_TILES):
                 self._holding.add(player)
             self._held_history.append((player, was_holding))
         else:
             self.pending_frame = frame
-        return result.legal
+        return legal
 
     def reject_pending(self) -> None:
         if self.match.pending is not None:
-            self.match.reject_pending()
+            self._reject()
             self.pending_frame = None
 
     def undo(self) -> bool:
-        if self.match.pending is not None:
+        match = self.match
+        if match.pending is not None:
             self.reject_pending()
             return True
-        if not self.match.turns:
+        if not match.turns:
             return False
-        self.match.undo()
-        self.frames.pop()
-        player, was_holding = self._held_history.pop()
-        self._holding.discard(player)
-        if was_holding:
-            self._holding.add(player)
+        self._undo()
+        if self.frames:
+            self.frames.pop()
+        if self._held_history:
+            player, was_holding = self._held_history.pop()
+            self._holding.discard(player)
+            if was_holding:
+                self._holding.add(player)
         return True
+
+    # -- how changes reach the match (overridden by TableSink) ---------------------------
+    def _propose(self, placed: dict[str, int], frame: int) -> bool:
+        return self._match.propose(placed).legal
+
+    def _reject(self) -> None:
+        self._match.reject_pending()
+
+    def _undo(self) -> None:
+        self._match.undo()
+
+
+class TableSink(MatchSink):
+    """Commits through a live Table (persisted, published), with a snapshot of the
+    frame that completed the turn. ``snapshot`` (a callable giving JPEG bytes, made
+    only when a turn is committed) is set by the camera service for each frame."""
+
+    SOURCE = "camera"
+
+    def __init__(self, table, source: str = SOURCE):
+        super().__init__(table.match)
+        self.table = table
+        self.source = source
+        self.snapshot: Callable[[], bytes | None] | None = None
+
+    @property
+    def match(self) -> Match:
+        if self.table.match is None:
+            raise MatchError("no match at this table")
+        return self.table.match
+
+    def _propose(self, placed: dict[str, int], frame: int) -> bool:
+        jpeg = self.snapshot() if self.snapshot is not None else None
+        verdict = self.table.commit_turn(placed, snapshot_jpeg=jpeg, source=self.source,
+                                         frame=frame)
+        return bool(verdict["legal"])
+
+    def _reject(self) -> None:
+        self.table.reject_pending(source=self.source)
+
+    def _undo(self) -> None:
+        self.table.undo(source=self.source)

@@ -1,0 +1,37 @@
+"""``zatre replay DIR``: a recorded frame sequence through the live pipeline."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..camera.base import SourceError
+from ..errors import InputError
+
+
+@click.command()
+@click.argument("folder", metavar="DIR")
+@click.option("--calibration", type=click.Path(dir_okay=False), default=None,
+              help="Use a saved calibration (fixed camera).")
+@click.option("--markers", is_flag=True, help="Look for ArUco corner markers first.")
+@click.option("--model", type=click.Path(dir_okay=False), default=None,
+              help="ONNX pip classifier (default: models/pips.onnx).")
+@click.option("--indent", type=click.IntRange(0, 8), default=None,
+              help="Pretty-print the JSON with this indent.")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on standard error.")
+def replay(folder: str, calibration: str | None, markers: bool, model: str | None,
+           indent: int | None, progress: bool) -> None:
+    """Run DIR's frames (and meta.json, events.jsonl) through tracking, turn detection,
+    rules and sheets, as the camera service would, and print the result: the `zatre
+    score` output plus the frame at which each turn was committed."""
+    from ..vision.cli import _reader
+    from .replay import replay_folder
+
+    reader = _reader(model, calibration, markers)
+    try:
+        result = replay_folder(folder, reader, progress=progress)
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    click.echo(json.dumps(result, indent=indent, ensure_ascii=False))

@@ -1,0 +1,148 @@
+"""The camera service: a thread that runs frames through the live pipeline into a Table.
+
+source (reconnecting) -> LivePipeline (motion gate, reader, tracker) -> TableSink ->
+Table (rules, sheets, store, dashboards). It reports the camera's state to the table
+(``ok``, ``reconnecting``, ``no-board``, ...), keeps going when the camera drops out
+or the board is bumped, and takes ``end_turn`` / ``undo`` from the dashboard or a
+button through :meth:`request`. The game itself lives in the table and its store,
+so nothing is lost when the camera or this thread stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+import cv2
+
+from ..camera.base import CameraStatus, Frame, FrameSource
+from ..camera.reconnect import ReconnectingSource
+from .pipeline import CellReader, LivePipeline, PipelineConfig
+from .sink import TableSink
+
+log = logging.getLogger(__name__)
+
+#: Longest side of the per-turn snapshot kept in the records.
+SNAPSHOT_SIDE = 320
+STATUS_EVERY_S = 2.0
+
+
+def snapshot_jpeg(image, side: int = SNAPSHOT_SIDE) -> bytes | None:
+    h, w = image.shape[:2]
+    scale = side / max(h, w)
+    small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 75])
+    return buf.tobytes() if ok else None
+
+
+class CameraService:
+    """``start()`` / ``stop()`` / ``request(event)``; see the module doc."""
+
+    def __init__(self, table, source: FrameSource, reader_factory: Callable[[], CellReader],
+                 config: PipelineConfig | None = None, clock=time.monotonic):
+        self.table = table
+        self.source = ReconnectingSource(source, on_status=self._camera_status)
+        self.reader_factory = reader_factory
+        self.config = config or PipelineConfig()
+        self._clock = clock
+        self._events: queue.Queue[str] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.pipeline: LivePipeline | None = None
+        self.sink: TableSink | None = None
+        self.error: str | None = None
+        self._status_at = 0.0
+        self._fps_mark = (0.0, 0)
+
+    # -- control ------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="camera-service", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def request(self, event: str) -> None:
+        """An ``end_turn`` or ``undo`` from the dashboard, a button or the keyboard."""
+        if event not in ("end_turn", "undo"):
+            raise ValueError(f"unknown event {event!r} (end_turn, undo)")
+        self._events.put(event)
+
+    # -- the thread -------------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            reader = self.reader_factory()
+        except Exception as exc:  # noqa: BLE001 - a missing model must not kill the server
+            self.error = f"cannot load the classifier: {exc}"
+            self.table.set_camera_status({"state": "error", "message": self.error})
+            return
+        self.source.open()
+        try:
+            while not self._stop.is_set():
+                frame = self.source.read()
+                if frame is None:
+                    if self.source.ended:
+                        break
+                    continue
+                self._step(reader, frame)
+        except Exception as exc:  # noqa: BLE001 - report, keep the game, stop the camera
+            log.exception("camera service failed")
+            self.error = f"camera pipeline stopped: {exc.__class__.__name__}: {exc}"
+            self.table.set_camera_status({"state": "error", "message": self.error})
+        finally:
+            self.source.close()
+
+    def _step(self, reader: CellReader, frame: Frame) -> None:
+        if frame.new_game:
+            self.table.new_match(frame.new_game["players"], frame.new_game.get("starter"),
+                                 source="demo")
+            self.pipeline = None
+        if self.table.match is None:
+            return  # no match set up yet: nothing to track
+        if self.pipeline is None or self.sink is None or self.sink.match is not self.table.match:
+            self.sink = TableSink(self.table, "demo" if self.source.name == "synthetic" else "camera")
+            self.pipeline = LivePipeline(reader, self.sink, self.config)
+        self.sink.snapshot = lambda image=frame.image: snapshot_jpeg(image)
+        self.pipeline.process(frame)
+        for event in self._drain(frame):
+            self.pipeline.event(event)
+        self._report(frame)
+
+    def _drain(self, frame: Frame) -> list[str]:
+        events = list(frame.events)
+        while True:
+            try:
+                events.append(self._events.get_nowait())
+            except queue.Empty:
+                return events
+
+    # -- status ---------------------------------------------------------------------------------
+    def _camera_status(self, status: CameraStatus) -> None:
+        self.table.set_camera_status(status.to_json())
+
+    def _report(self, frame: Frame) -> None:
+        now = self._clock()
+        if now - self._status_at < STATUS_EVERY_S:
+            return
+        t0, n0 = self._fps_mark
+        fps = (frame.index - n0) / (now - t0) if t0 else 0.0
+        self._fps_mark = (now, frame.index)
+        self._status_at = now
+        pipeline = self.pipeline
+        visible = pipeline.board_visible if pipeline else False
+        self.table.set_camera_status({
+            "state": "ok" if visible else "no-board",
+            "message": "" if visible else "board not found: is it in view and lit?",
+            "fps": round(fps, 1),
+            "frames": self.source.status.frames,
+            "reconnects": self.source.status.reconnects,
+        })
