@@ -106,6 +106,27 @@ def bench_rules(out: str, positions: int) -> None:
     click.echo(f"results written to {out}", err=True)
 
 
+@bench.command("tracking")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/tracking.json", show_default=True)
+@click.option("--games", type=click.IntRange(1, 500), default=20, show_default=True)
+@click.option("--max-turns", type=click.IntRange(2, 200), default=14, show_default=True)
+@click.option("--model", type=click.Path(dir_okay=False), default=None)
+def bench_tracking(out: str, games: int, max_turns: int, model: str | None) -> None:
+    """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
+    import cv2
+
+    from .bench.tracking_bench import run_tracking_benchmark
+    from .vision.cli import _reader
+
+    cv2.setNumThreads(1)
+    result = run_tracking_benchmark(lambda: _reader(model, None, False), games, max_turns)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
 main.add_command(synth)
 main.add_command(read)
 main.add_command(train)

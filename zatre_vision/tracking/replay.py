@@ -56,5 +56,6 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
         "frames_read": pipeline.stats.reads,
         "skipped_files": source.skipped,
         "board_lost": pipeline.stats.board_lost,
+        "busy_s": round(pipeline.stats.busy_s, 3),
     }
     return out

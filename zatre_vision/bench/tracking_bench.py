@@ -1,0 +1,140 @@
+"""Live-tracking benchmark: recorded synthetic games through ``zatre replay``'s pipeline.
+
+Each game is written by the same code as ``zatre synth game`` (hands reaching in,
+tiles going down one at a time, pauses, lighting and exposure drift, turns that keep
+tiles back), then replayed frame by frame through the real motion gate, board reader
+and tracker. Seeds are chosen so that every game has at least one turn with tiles
+kept back. Figures:
+
+- turns committed with exactly the right placements and points;
+- turns committed twice (extra commits);
+- latency: from the first frame without a hand after a turn's last tile, to the
+  commit, in seconds at the recording's 5 frames a second;
+- CPU: time spent in the pipeline per second of video at 5 fps, i.e. the fraction of
+  one core the live pipeline needs (single-threaded OpenCV and ONNX Runtime).
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..synth.game_frames import FPS, GameScene, generate_game
+from ..tracking.pipeline import CellReader
+from ..tracking.replay import replay_folder
+
+SEED_BASE = 7_000_000  # never used for training photos
+
+
+def games_with_held_tiles(count: int, max_turns: int, start: int = SEED_BASE) -> list[int]:
+    """Seeds whose first ``max_turns`` turns include a turn with tiles kept back."""
+    seeds, seed = [], start
+    while len(seeds) < count:
+        scene = GameScene(seed, 64, 48, max_turns=max_turns)
+        if any(len(t.result.placed) < len(t.hand) for t in scene.turns):
+            seeds.append(seed)
+        seed += 1
+    return seeds
+
+
+def _hand_left_frames(truth: dict) -> list[int]:
+    """Per turn: the first frame without a hand after the turn's last tile went down."""
+    frames = truth["frames"]
+    out = []
+    for turn in truth["turns"]:
+        last_cell_frame = max(
+            next(f["frame"] for f in frames if cell in f["cells"]) for cell in turn["placed"]
+        ) if turn["placed"] else turn["frame"]
+        left = next((f["frame"] for f in frames
+                     if f["frame"] >= last_cell_frame and not f["hand"]), turn["frame"])
+        out.append(left)
+    return out
+
+
+def _truth_points(truth: dict) -> list[dict]:
+    from ..rules.record import score_record
+
+    return [t["points"] for t in score_record(truth["record"])["turns"]]
+
+
+def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int = 20,
+                           max_turns: int = 14, size: tuple[int, int] = (1280, 960),
+                           progress: bool = True, workdir: Path | None = None) -> dict:
+    reader = reader_factory()
+    seeds = games_with_held_tiles(games, max_turns)
+    per_game, latencies = [], []
+    turns_total = turns_right = extra = missed = 0
+    busy = video = 0.0
+    iterator = seeds
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(seeds, desc="games", unit="game")
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        for seed in iterator:
+            folder = Path(tmp) / f"game{seed}"
+            truth = generate_game(folder, seed, *size, max_turns=max_turns, progress=False)
+            t0 = time.perf_counter()
+            out = replay_folder(folder, reader)
+            wall = time.perf_counter() - t0
+            want = truth["turns"]
+            want_points = _truth_points(truth)
+            got = [t for t in out["turns"] if not t.get("pending")]
+            right = 0
+            for k, turn in enumerate(want):
+                if k < len(got) and got[k]["player"] == turn["player"] \
+                        and got[k]["placed"] == turn["placed"] and got[k]["points"] == want_points[k]:
+                    right += 1
+            left = _hand_left_frames(truth)
+            for k in range(min(len(got), len(want))):
+                if got[k]["placed"] == want[k]["placed"]:
+                    latencies.append(max(0, got[k]["frame"] - left[k]) / FPS)
+            committed_keys = [tuple(sorted(t["placed"].items())) for t in got]
+            extra += len(committed_keys) - len(set(committed_keys)) + max(0, len(got) - len(want))
+            missed += max(0, len(want) - len(got))
+            turns_total += len(want)
+            turns_right += right
+            stats = out["replay"]
+            frames = stats["frames"]
+            busy_s = out["replay"].get("busy_s", 0.0)
+            busy += busy_s
+            video += frames / FPS
+            held = sum(1 for t in want if len(t["placed"]) < len(t["hand"]))
+            per_game.append({"seed": seed, "turns": len(want), "right": right, "frames": frames,
+                             "held_back_turns": held, "wall_s": round(wall, 2),
+                             "cpu_fraction": round(busy_s / (frames / FPS), 3)})
+    lat_sorted = sorted(latencies)
+    accuracy = turns_right / turns_total if turns_total else 0.0
+    cpu = busy / video if video else 0.0
+    summary = {
+        "games": len(seeds),
+        "turns": turns_total,
+        "turns_exactly_right": turns_right,
+        "turn_accuracy": round(accuracy, 4),
+        "turns_committed_twice": extra,
+        "turns_missed": missed,
+        "latency_median_s": round(statistics.median(latencies), 2) if latencies else None,
+        "latency_p90_s": round(lat_sorted[int(0.9 * (len(lat_sorted) - 1))], 2) if latencies else None,
+        "cpu_fraction_of_one_core_at_5fps": round(cpu, 3),
+        "targets": {"turn_accuracy": 0.99, "turns_committed_twice": 0, "latency_median_s": 1.0,
+                    "cpu_fraction_of_one_core_at_5fps": 0.40},
+    }
+    summary["pass"] = (accuracy >= 0.99 and extra == 0
+                       and summary["latency_median_s"] is not None
+                       and summary["latency_median_s"] <= 1.0 and cpu <= 0.40)
+    return {
+        "benchmark": "tracking",
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "machine": {"python": platform.python_version(), "processor": platform.machine(),
+                    "cores_used": 1},
+        "frame_size": list(size),
+        "fps": FPS,
+        "max_turns_per_game": max_turns,
+        "summary": summary,
+        "games": per_game,
+    }
