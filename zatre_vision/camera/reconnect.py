@@ -86,4 +86,5 @@ class ReconnectingSource:
     def close(self) -> None:
         self.source.close()
         self._open = False
-        self._set("off")
+        if not self.ended:
+            self._set("off")

@@ -1,0 +1,83 @@
+"""The camera service drives a live Table: synthetic frames -> pipeline -> rules ->
+store, and the game survives the service stopping."""
+
+import time
+
+from zatre_vision.camera.base import Frame, make_lores
+from zatre_vision.store import open_store
+from zatre_vision.synth.game_frames import GameScene
+from zatre_vision.table import Table
+from zatre_vision.tracking.service import CameraService
+
+from .truth_reader import TruthReader
+
+
+class SceneSource:
+    """A synthetic game as a camera (not paced), sharing its truth with the reader."""
+
+    name = "synthetic"
+
+    def __init__(self, scene: GameScene, truths: list):
+        self.scene, self.truths = scene, truths
+        self._frames = None
+        self.first = True
+
+    def open(self):
+        self._frames = self.scene.frames()
+
+    def read(self):
+        f = next(self._frames, None)
+        if f is None:
+            return None
+        self.truths.append(f.truth)
+        new_game = None
+        if self.first:
+            new_game = {"players": list(self.scene.players), "starter": self.scene.starter}
+            self.first = False
+        return Frame(f.image, make_lores(f.image), f.number, f.number / 5,
+                     events=("end_turn",) if f.end_of_turn else (), new_game=new_game)
+
+    def close(self):
+        pass
+
+
+class LiveTruthReader(TruthReader):
+    def __init__(self, truths):
+        super().__init__([])
+        self._frames = truths
+
+
+def test_service_plays_a_synthetic_game_into_the_table_and_store(tmp_path):
+    scene = GameScene(31, 480, 360, max_turns=5)
+    truths = []
+    store = open_store(tmp_path)
+    table = Table(store, "t1")
+    service = CameraService(table, SceneSource(scene, truths), lambda: LiveTruthReader(truths))
+    service.start()
+    deadline = time.monotonic() + 120
+    while service._thread is not None and service._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    service.stop()
+    assert service.error is None
+    placed = [t.placed for t in table.match.turns]
+    assert placed == [dict(t.result.placed) for t in scene.turns]
+    assert table.state()["camera"]["state"] == "ended"
+    # everything is in the store: a fresh table on the same data resumes the match
+    again = Table(open_store(tmp_path), "t1")
+    assert [t.placed for t in again.match.turns] == placed
+    assert again.match.totals() == table.match.totals()
+
+
+def test_a_missing_model_is_reported_not_raised(tmp_path):
+    table = Table(open_store(tmp_path), "t1")
+    table.new_match(["Ann", "Ben"])
+
+    def broken():
+        raise FileNotFoundError("models/pips.onnx")
+
+    service = CameraService(table, SceneSource(GameScene(1, 64, 48, max_turns=1), []), broken)
+    service.start()
+    service._thread.join(10)
+    service.stop()
+    assert table.state()["camera"]["state"] == "error"
+    assert "cannot load the classifier" in table.state()["camera"]["message"]
