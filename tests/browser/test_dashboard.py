@@ -12,7 +12,7 @@ from .conftest import sign_in
 
 def wait_turns(page, n: int) -> None:
     page.wait_for_function(f"() => window.ZatreLive && (window.ZatreLive.state.turns_played || 0) >= {n}",
-                           timeout=10000)
+                           timeout=20000)
 
 
 def grand_totals(page) -> dict[str, int]:
