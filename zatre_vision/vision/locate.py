@@ -541,6 +541,11 @@ def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy:
     return m, line_contrast(smooth, m, blur=False)
 
 
+#: the grid is fitted on a copy reduced so that a cell is about this many pixels,
+#: then polished on the bright lines at full resolution
+FIT_CELL_PX = 22.0
+
+
 def locate(image: np.ndarray, min_score: float = 0.75) -> LocateResult:
     """Find the board in a BGR or grey image of any size."""
     grey = to_grey(image)
@@ -548,13 +553,18 @@ def locate(image: np.ndarray, min_score: float = 0.75) -> LocateResult:
     quads = coarse_quads(grey)
     if not quads:
         return LocateResult(None, 0.0, 0)
-    smooth = presmooth(grey, _initial_models(quads[0], w, h)[0])
-    ridge_img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
+    cell = _initial_models(quads[0], w, h)[0].cell_size_px()
+    f = min(1.0, FIT_CELL_PX / max(cell, 1.0))
+    small = grey if f == 1.0 else cv2.resize(grey, (int(round(w * f)), int(round(h * f))),
+                                             interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape
+    smooth = presmooth(small, _initial_models(quads[0] * [sw / w, sh / h], sw, sh)[0])
+    ridge_small = cv2.GaussianBlur(small, (0, 0), 0.7).astype(np.float32)
     best: tuple[GridModel, float] | None = None
     for quad in quads:
-        m0 = _initial_models(quad, w, h)[0]
+        m0 = _initial_models(quad * [sw / w, sh / h], sw, sh)[0]
         for strategy in STRATEGIES:
-            r = fit_grid(smooth, ridge_img, m0, strategy)
+            r = fit_grid(smooth, ridge_small, m0, strategy)
             if r is not None and (best is None or r[1] > best[1]):
                 best = r
             if best is not None and best[1] > GOOD_ENOUGH:
@@ -563,4 +573,11 @@ def locate(image: np.ndarray, min_score: float = 0.75) -> LocateResult:
             break
     if best is None or best[1] < min_score:
         return LocateResult(None, 0.0 if best is None else best[1], 0)
-    return LocateResult(best[0], best[1], 0)
+    model = best[0]
+    if f != 1.0:
+        model = GridModel(np.diag([w / sw, h / sh, 1.0]) @ model.homography, model.k, w, h)
+        r = refine(cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32), model,
+                   rounds=(0.12, 0.06))
+        if r is not None and r[2] >= MIN_POLISH_INLIERS:
+            model = r[0]
+    return LocateResult(model, best[1], 0)
