@@ -98,3 +98,37 @@ def test_round_trip_through_the_record():
     m.propose({"G8": 5})
     again = Match.from_record(m.to_record())
     assert again.state() == m.state()
+
+
+def test_correcting_a_flagged_tile_keeps_its_hand_consistent():
+    m = started()
+    m.propose({"H6": 4, "G8": 1}, hand=[4, 1])
+    assert m.pending is not None
+    m.set_cell("H6", 1)  # it was a 1: column H6-H8 = 12, legal now
+    assert m.pending is None
+    assert m.to_record()["turns"][-1]["hand"] == [1, 1]
+
+
+def test_a_correction_under_a_flagged_turn_judges_it_again():
+    m = started()
+    m.propose({"H6": 1})  # column H6-H8 = 12: legal
+    m.propose({"G6": 6})  # Ben: row G6-H6 = 7, column G6-G7 = 11: legal
+    m.propose({"I7": 2})  # Ann: row G7-H7-I7 = 12: legal
+    m.propose({"I6": 6})  # Ben: row G6-H6-I6 = 13: flagged
+    assert m.pending is not None
+    m.set_cell("G6", 4)  # the camera misread G6: G6-H6-I6 = 11 now
+    assert m.pending is None
+    assert m.state()["board"]["I6"] == 6
+
+
+def test_record_replays_exactly_as_the_table_scored_after_a_correction():
+    from zatre_vision.rules.record import score_record
+
+    m = started()
+    m.propose({"G8": 5})
+    m.propose({"I8": 1})  # Ben: row G8-H8-I8 = 12
+    m.set_cell("G8", 6)  # the camera misread G8: the row is 13, but Ben's 1 stays on the table
+    assert m.state()["board"]["I8"] == 1
+    record = m.to_record()
+    assert record["turns"][-1].get("override") is True
+    assert score_record(record)["sheets"] == m.state()["sheets"]

@@ -184,33 +184,23 @@ class Match:
     # -- corrections -----------------------------------------------------------------------
     def set_cell(self, cell: str, value: int | None) -> None:
         """Correct one cell: change or clear a tile, or add one the camera missed (to
-        the last turn). Everything after is recomputed."""
+        the last turn). Everything after is recomputed, and a flagged turn is judged
+        again on the corrected board."""
         index = _cell(cell)
         if value is not None and not is_tile_value(value):
             raise MatchError(f"{value!r} is not a tile value (1 to 6)")
         if self.pending is not None and cell in self.pending.placed:
-            placed = dict(self.pending.placed)
-            if value is None:
-                del placed[cell]
-            else:
-                placed[cell] = value
             p = self._take_pending()
+            placed, hand = _corrected(p.placed, p.hand, cell, value)
             if placed:
-                self.propose(placed, p.hand, p.player)
+                self.propose(placed, hand, p.player)
             return
         for k, t in enumerate(self.turns):
             if cell in t.placed:
-                placed = dict(t.placed)
-                if value is None:
-                    del placed[cell]
-                else:
-                    placed[cell] = value
-                hand = t.hand
-                if hand is not None and value is not None:
-                    hand = tuple(sorted((Counter(hand) - Counter([t.placed[cell]])
-                                         + Counter([value])).elements()))
+                placed, hand = _corrected(t.placed, t.hand, cell, value)
                 self.turns[k] = RecordTurn(t.player, placed, hand, t.override)
                 self._changed()
+                self._recheck_pending()
                 return
         if value is None:
             return  # already empty
@@ -222,6 +212,13 @@ class Match:
         hand = None if last.hand is None else tuple(sorted([*last.hand, value]))
         self.turns[-1] = RecordTurn(last.player, {**last.placed, cell: value}, hand, last.override)
         self._changed()
+        self._recheck_pending()
+
+    def _recheck_pending(self) -> None:
+        """The board under a flagged turn changed: judge it again."""
+        if self.pending is not None:
+            p = self._take_pending()
+            self.propose(p.placed, p.hand, p.player)
 
     # -- end ------------------------------------------------------------------------------------
     def finish(self, minus: Mapping[str, int]) -> None:
@@ -275,8 +272,15 @@ class Match:
         }
 
     def to_record(self) -> dict:
-        """The match as a ``zatre score`` input record (plus the starter)."""
+        """The match as a ``zatre score`` input record (plus the starter).
+
+        A committed turn that a later correction shows to break a rule stays on the
+        board at the table; the record marks it ``override`` so that ``zatre score``
+        replays the match exactly as the table scored it."""
         out = self.record().to_json()
+        for entry, replayed in zip(out["turns"], self.replayed.turns, strict=True):
+            if not replayed.result.legal:
+                entry["override"] = True
         out["starter"] = self.starter
         return out
 
@@ -290,6 +294,21 @@ class Match:
         match = cls(rec.players, starter, rec.teams, list(rec.turns), rec.minus)
         match.finished = finished
         return match
+
+
+def _corrected(placed: Mapping[str, int], hand: tuple[int, ...] | None, cell: str,
+               value: int | None) -> tuple[dict[str, int], tuple[int, ...] | None]:
+    """A turn's tiles and hand with ``cell`` set to ``value`` (None: removed). The hand
+    keeps the tile's old value as a held tile when the tile is removed."""
+    old = placed[cell]
+    placed = dict(placed)
+    if value is None:
+        del placed[cell]
+    else:
+        placed[cell] = value
+        if hand is not None:
+            hand = tuple(sorted((Counter(hand) - Counter([old]) + Counter([value])).elements()))
+    return placed, hand
 
 
 def _cell(name: object) -> int:
