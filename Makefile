@@ -18,8 +18,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@
 
+# The dashboard at http://localhost:8000 on a simulated game that plays itself
+# through the whole pipeline (synthetic camera frames, vision, tracking, rules).
 demo: $(VENV)/.installed
-	$(BIN)/zatre demo
+	$(BIN)/zatre serve --demo --host 127.0.0.1 --port 8000
 
 # pytest exits 5 when it collects no test: that is not a failure of the build.
 test: $(VENV)/.installed-test

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .errors import InputError, run_guarded
+from .server.cli import serve
 from .synth.cli import synth
 from .tracking.cli import replay
 from .vision.cli import bench_vision, read, train
@@ -128,6 +129,7 @@ def bench_tracking(out: str, games: int, max_turns: int, model: str | None) -> N
 
 
 main.add_command(synth)
+main.add_command(serve)
 main.add_command(read)
 main.add_command(train)
 main.add_command(replay)

@@ -312,13 +312,9 @@ class Table:
         self._change("undo", lambda m: m.undo(), {}, source=source)
 
     def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
-        def correct(m: Match) -> None:
-            m.set_cell(cell, value)
-            if m.pending is not None:  # re-check the flagged turn on the corrected board
-                p = m.reject_pending()
-                m.propose(p.placed, p.hand, p.player)
-
-        self._change("correction", correct, {"cell": cell, "value": value}, source=source)
+        # Match.set_cell also judges a flagged turn again on the corrected board
+        self._change("correction", lambda m: m.set_cell(cell, value),
+                     {"cell": cell, "value": value}, source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual") -> None:

@@ -232,6 +232,8 @@
       set("last-turn", describeTurn(state.last_turn));
       set("bag", String(state.bag));
       const cam = state.camera || {};
+      const endTurn = $("#end-turn");
+      if (endTurn) endTurn.hidden = !cam.source || cam.source === "none";
       const camEl = $("#camera-state");
       if (camEl) {
         camEl.textContent = cam.state || "off";
@@ -335,6 +337,14 @@
       $("#pass-turn").addEventListener("click", () => post("/table/turn", { placed: {} }));
       $("#clear-draft").addEventListener("click", () => { draft = {}; updateDraft(); });
       $("#undo").addEventListener("click", () => post("/table/undo"));
+      // End of turn for the camera: a button, or E on the keyboard (turns with held-back tiles)
+      $("#end-turn").addEventListener("click", () => post("/table/end-turn"));
+      document.addEventListener("keydown", (ev) => {
+        const typing = ev.target && /^(INPUT|TEXTAREA|SELECT)$/.test(ev.target.tagName);
+        if (!typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key === "e" || ev.key === "E")) {
+          post("/table/end-turn");
+        }
+      });
       $("#profi-toggle").addEventListener("change", (ev) => post("/table/profi", { profi: ev.target.checked }));
       $("#held-form").addEventListener("submit", async (ev) => {
         ev.preventDefault();

@@ -184,8 +184,21 @@ def reject():
 @bp.post("/table/undo")
 @require_pin
 def undo():
+    camera = ctx().camera
+    if camera is not None and camera.event("undo"):
+        # the camera's tracker takes the turn back, so it does not commit it again
+        return done("Last turn undone.")
     run(lambda: ctx().table.undo())
     return done("Last turn undone.")
+
+
+@bp.post("/table/end-turn")
+@require_pin
+def end_turn():
+    camera = ctx().camera
+    if camera is None or not camera.event("end_turn"):
+        abort(409, "no camera is watching this table: enter the turn instead")
+    return done("End of turn sent: the tiles on the board are committed.")
 
 
 @bp.post("/table/cell")

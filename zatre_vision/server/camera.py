@@ -14,13 +14,19 @@ from collections.abc import Callable, Sequence
 from ..demo import DEMO_PLAYERS, DemoDriver
 from ..table import Table
 
-Pipeline = Callable[[Table, str], object]
+#: (table, source, players) -> an object with start() / stop() (and request(event))
+Pipeline = Callable[[Table, str, Sequence[str] | None], object]
 
 
 class CameraControl:
+    """``demo_through_pipeline``: the demo game is played by the camera pipeline on
+    synthetic frames (``pipelines(table, "demo", players)``) instead of the rules-only
+    :class:`DemoDriver`; ``sim`` always names the rules-only simulation."""
+
     def __init__(self, table: Table, demo_interval: float = 2.0, demo_seed: int | None = None,
-                 pipelines: Pipeline | None = None):
+                 pipelines: Pipeline | None = None, demo_through_pipeline: bool = False):
         self.table = table
+        self.demo_through_pipeline = demo_through_pipeline
         self.demo_interval = demo_interval
         self.demo_seed = demo_seed
         self.pipelines = pipelines
@@ -35,7 +41,10 @@ class CameraControl:
         with self._lock:
             self._stop_runner()
             self.source = source
-            if source == "demo":
+            if source == "demo" and self.demo_through_pipeline and self.pipelines is not None:
+                self.runner = self.pipelines(self.table, "demo", players)
+                self.runner.start()
+            elif source in ("demo", "sim"):
                 driver = DemoDriver(self.table, self.demo_interval,
                                     list(players) if players else list(DEMO_PLAYERS),
                                     seed=self.demo_seed, fresh=fresh)
@@ -45,13 +54,23 @@ class CameraControl:
                 self.table.set_camera_status({"source": "none", "state": "off",
                                               "message": "manual entry"})
             elif self.pipelines is not None:
-                self.runner = self.pipelines(self.table, source)
+                self.runner = self.pipelines(self.table, source, None)
                 self.runner.start()
             else:
                 self.table.set_camera_status({
                     "source": source, "state": "error",
                     "message": f"camera source {source!r}: the camera pipeline is not "
                                "available in this build; use manual entry"})
+
+    def event(self, name: str) -> bool:
+        """Pass ``end_turn`` / ``undo`` to a running camera pipeline; False when none
+        runs (manual entry or the rules-only demo)."""
+        runner = self.runner
+        request = getattr(runner, "request", None)
+        if request is None:
+            return False
+        request(name)
+        return True
 
     def _stop_runner(self) -> None:
         if self.runner is not None:

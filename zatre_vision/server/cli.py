@@ -60,6 +60,32 @@ def serve(host, port, data_dir, db, pin, table_name, config_file, validate_confi
     run_server(settings)
 
 
+def _camera_pipeline(settings):
+    """The factory CameraControl uses for camera sources (and the demo): a camera
+    service running frames through vision and tracking into the table."""
+    from ..camera.base import SourceError
+    from ..tracking.sources import camera_service
+
+    def make(table, source, players):
+        try:
+            return camera_service(table, source, players, seed=settings.camera.demo_seed)
+        except SourceError as exc:
+            table.set_camera_status({"source": source, "state": "error", "message": str(exc)})
+            return _Idle()
+
+    return make
+
+
+class _Idle:
+    """Stands in for a camera that could not even be named."""
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
 def run_server(settings, ready: threading.Event | None = None) -> None:
     """Open the store, resume the table, start the camera source and serve until
     SIGTERM/SIGINT; then end every event stream and close the store cleanly."""
@@ -67,6 +93,7 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
 
     from ..store import StoreError, open_store
     from ..table import Table
+    from ..tracking.sources import model_available
     from . import create_app
     from .camera import CameraControl
 
@@ -79,7 +106,9 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
     source = settings.camera.source
     table = Table(store, srv.table, season=srv.season, profi=settings.ui.profi,
                   camera_source=source)
-    camera = CameraControl(table, settings.camera.demo_interval_s, settings.camera.demo_seed)
+    camera = CameraControl(table, settings.camera.demo_interval_s, settings.camera.demo_seed,
+                           pipelines=_camera_pipeline(settings),
+                           demo_through_pipeline=model_available())
     app = create_app(settings, table, store, camera)
     try:
         server = waitress.create_server(app, host=srv.host, port=srv.port, threads=srv.threads,

@@ -1,0 +1,70 @@
+"""From a camera setting to a running camera service.
+
+``demo`` or ``synthetic``: simulated games rendered live (the self-playing demo);
+``picamera2``: the Pi camera; a number: an OpenCV camera; a URL or video file: an
+OpenCV stream; an existing folder: its frames, as recorded (``zatre replay`` format).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..camera.base import FrameSource, SourceError
+from ..camera.folder import FolderSource
+from ..camera.opencv_source import OpenCVSource
+from ..camera.picamera import Picamera2Source
+from ..camera.synthetic import SyntheticSource
+from .pipeline import PipelineConfig
+from .service import CameraService
+
+SYNTHETIC = ("demo", "synthetic")
+DEMO_SIZE = (960, 720)
+
+
+def open_source(spec: str, players: Sequence[str] | None = None, seed: int | None = None,
+                size: tuple[int, int] = (1280, 960)) -> FrameSource:
+    """The frame source a camera setting names (not opened yet)."""
+    spec = spec.strip()
+    if spec in SYNTHETIC:
+        names = tuple(players) if players and 2 <= len(players) <= 4 else ("Ann", "Ben")
+        return SyntheticSource(seed if seed is not None else random.SystemRandom().randrange(10**6),
+                               *DEMO_SIZE, players=names)
+    if spec == "picamera2":
+        return Picamera2Source(*size)
+    if spec.isdigit() or "://" in spec:
+        return OpenCVSource(spec, *size)
+    path = Path(spec)
+    if path.is_dir():
+        return FolderSource(path)
+    if path.is_file():
+        return OpenCVSource(str(path), *size)
+    raise SourceError(f"camera source {spec!r}: not demo, picamera2, a device number, a URL, "
+                      "a video file or a folder of frames")
+
+
+def model_available() -> bool:
+    from ..vision.classify import DEFAULT_MODEL
+
+    return Path(DEFAULT_MODEL).is_file()
+
+
+def camera_service(table, spec: str, players: Sequence[str] | None = None,
+                   seed: int | None = None, config: PipelineConfig | None = None,
+                   model: str | None = None, calibration: str | None = None) -> CameraService:
+    """A camera service for ``table`` reading ``spec`` with the ONNX board reader.
+
+    Raises SourceError for a source that cannot be named (not for one that is merely
+    unplugged: that one is retried with back-off once the service runs)."""
+    source = open_source(spec, players, seed)
+
+    def reader():
+        from ..vision.calibration import Calibration
+        from ..vision.classify import DEFAULT_MODEL
+        from ..vision.reader import BoardReader
+
+        cal = Calibration.load(calibration) if calibration else None
+        return BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1, calibration=cal)
+
+    return CameraService(table, source, reader, config)
