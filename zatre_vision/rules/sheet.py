@@ -77,7 +77,11 @@ class ScoreSheet:
         k = number - 1
         entries = {s: (c[k] if k < len(c) else None) for s, c in self.columns.items()}
         complete = all(e is not None for e in entries.values())
-        return SheetRow(number, k < self.crosses, entries, printed_bonus(number) if complete else 0)
+        return SheetRow(number, k < self.crosses, entries, self.bonus_for(number) if complete else 0)
+
+    def bonus_for(self, number: int) -> int:
+        """The bonus printed on row ``number`` of this sheet (variants print others)."""
+        return printed_bonus(number)
 
     def rows(self) -> list[SheetRow]:
         return [self.row(n) for n in range(1, self.row_count + 1)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .board import (
@@ -80,6 +80,19 @@ class TurnResult:
         }
 
 
+def points_by_sum(sums: Iterable[int], table: Mapping[int, int] = LINE_POINTS) -> dict[int, int]:
+    """Points of the scoring lines among ``sums`` (one sum per line), totalled by sum.
+
+    ``table`` gives the points of a line by its sum (the board game's 1, 2, 4 unless
+    a variant passes its own); sums without an entry score nothing.
+    """
+    points = dict.fromkeys(SUMS, 0)
+    for s in sums:
+        if s in table:
+            points[s] += table[s]
+    return points
+
+
 def score_lines(values: list[int], new_cells: Sequence[int]) -> tuple[list[Line], dict[int, int], int]:
     """Lines through the new tiles, the points they earn by sum, and the crosses.
 
@@ -89,10 +102,7 @@ def score_lines(values: list[int], new_cells: Sequence[int]) -> tuple[list[Line]
     lines = [
         Line(tuple(cell_name(i) for i in cells), s) for cells, s in lines_through(values, new_cells)
     ]
-    points = dict.fromkeys(SUMS, 0)
-    for line in lines:
-        if line.scores:
-            points[line.sum] += LINE_POINTS[line.sum]
+    points = points_by_sum(line.sum for line in lines)
     crosses = sum(1 for i in new_cells if i in LIGHT and in_scoring_line(values, i))
     return lines, points, crosses
 
@@ -263,5 +273,6 @@ __all__ = [
     "Violation",
     "admissible",
     "check_turn",
+    "points_by_sum",
     "score_lines",
 ]
