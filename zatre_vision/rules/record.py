@@ -5,6 +5,9 @@ RecordError with a one-line reason for anything that is not a well-formed record
 malformed structure, an unknown player, a name outside the 15 x 15 grid (``Z99``),
 a tile value other than 1..6, a missing field. A well-formed record whose moves
 break the rules is not an error: those turns are reported illegal and skipped.
+
+A record with ``"variant": "cards"`` is a card game: ``score_record`` hands it to
+:mod:`.variants.cards_record`. ``parse_record`` is for board-game records only.
 """
 
 from __future__ import annotations
@@ -76,6 +79,11 @@ def parse_record(data: object) -> GameRecord:
     """Validate a decoded JSON record. Raises RecordError with a one-line reason."""
     if not isinstance(data, dict):
         raise RecordError("a game record must be a JSON object with 'players' and 'turns'")
+    variant = data.get("variant", "board")
+    if variant != "board":
+        if variant == "cards":
+            raise RecordError("a card-game record: it is read by the card engine, not the board game's")
+        raise RecordError(f"unknown 'variant' {variant!r} (\"board\" or \"cards\")")
     for key in ("players", "turns"):
         if key not in data:
             raise RecordError(f"missing field '{key}'")
@@ -258,6 +266,12 @@ def replay(record: GameRecord) -> dict:
 
 
 def score_record(data: object) -> dict:
-    """Validate and replay a decoded record (raises RecordError on bad input)."""
+    """Validate and replay a decoded record (raises RecordError on bad input).
+
+    A record with ``"variant": "cards"`` is replayed by the card engine."""
+    if isinstance(data, dict) and data.get("variant") == "cards":
+        from .variants.cards_record import score_card_record
+
+        return score_card_record(data)
     return replay(parse_record(data))
 

@@ -1,0 +1,282 @@
+"""Card-game records for ``zatre score`` (a record with ``"variant": "cards"``).
+
+Input: the board game's record shape with card positions and two optional fields::
+
+    {"variant": "cards", "players": ["Ann", "Ben"],
+     "turns": [{"player": "Ann", "placed": {"0,0": 6, "1,0": 4}, "hand": [6, 4, 0, 2]},
+               {"player": "Ben", "placed": {"2,0": 0}, "round": 1},
+               {"player": "Ann", "placed": {}, "hand": [6, 6, 6]}]}
+
+- ``placed`` maps positions ``"x,y"`` to card values; ``{}`` is a player who shows
+  the hand and takes three new cards (or passes).
+- ``hand`` (optional): the cards held for the turn, placed ones included.
+- ``round`` (optional, 1 .. number of players): a round ends by itself when its 25
+  cards are laid out; ``round`` starts the next one early (a blocked round) and is
+  checked against the count otherwise.
+- ``starter`` (optional) is kept for the dashboard; ``minus`` and ``teams`` have no
+  meaning in the card game and are refused.
+
+Output: as for the board game (``turns`` with legal / violations / lines / points /
+crosses, ``sheets``, ``board``), plus per turn ``super_bonus`` and ``round``, per
+sheet the ``super_bonus`` entries, ``"variant": "cards"`` and ``rounds`` (each
+round's layout; ``board`` is the last one).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..record import RecordError
+from ..turn import Violation
+from .cards import (
+    CARD_RULES,
+    CardLayout,
+    CardRules,
+    CardSheet,
+    CardTurnResult,
+    check_card_turn,
+    is_position_name,
+    parse_position,
+    score_card_lines,
+)
+
+VARIANT = "cards"
+
+
+@dataclass(frozen=True)
+class CardRecordTurn:
+    player: str
+    placed: dict[str, int]
+    hand: tuple[int, ...] | None = None
+    round: int | None = None
+    override: bool = False
+
+    def to_json(self) -> dict:
+        out: dict = {"player": self.player, "placed": dict(self.placed)}
+        if self.hand is not None:
+            out["hand"] = list(self.hand)
+        if self.round is not None:
+            out["round"] = self.round
+        if self.override:
+            out["override"] = True
+        return out
+
+
+@dataclass
+class CardRecord:
+    players: list[str]
+    turns: list[CardRecordTurn]
+    starter: str | None = None
+
+    @property
+    def rounds(self) -> int:
+        return len(self.players)
+
+    def to_json(self) -> dict:
+        out: dict = {"variant": VARIANT, "players": list(self.players),
+                     "turns": [t.to_json() for t in self.turns]}
+        if self.starter is not None:
+            out["starter"] = self.starter
+        return out
+
+
+def _fail(where: str, what: str) -> RecordError:
+    return RecordError(f"{where}: {what}")
+
+
+def is_card_record(data: object) -> bool:
+    return isinstance(data, dict) and data.get("variant") == VARIANT
+
+
+def parse_card_record(data: object, rules: CardRules = CARD_RULES) -> CardRecord:
+    """Validate a decoded card record. Raises RecordError with a one-line reason."""
+    if not is_card_record(data):
+        raise RecordError('a card-game record must be a JSON object with "variant": "cards"')
+    for key in ("players", "turns"):
+        if key not in data:
+            raise RecordError(f"missing field '{key}'")
+    for key in ("minus", "teams"):
+        if data.get(key):
+            raise RecordError(f"'{key}' has no meaning in the card game")
+    players = data["players"]
+    if not isinstance(players, list) or not 1 <= len(players) <= 4:
+        raise RecordError("'players' must list 1 to 4 names (the card game is for 2 to 4)")
+    if not all(isinstance(p, str) and p.strip() for p in players):
+        raise RecordError("'players' must hold non-empty strings")
+    if len(set(players)) != len(players):
+        raise RecordError("'players' names a player twice")
+    starter = data.get("starter")
+    if starter is not None and starter not in players:
+        raise RecordError(f"unknown starting player {starter!r}")
+    turns_data = data["turns"]
+    if not isinstance(turns_data, list):
+        raise RecordError("'turns' must be a list")
+    turns = []
+    last_round = 1
+    for n, t in enumerate(turns_data, start=1):
+        where = f"turn {n}"
+        if not isinstance(t, dict):
+            raise _fail(where, "must be an object with 'player' and 'placed'")
+        for key in ("player", "placed"):
+            if key not in t:
+                raise _fail(where, f"missing field '{key}'")
+        player = t["player"]
+        if not isinstance(player, str) or player not in players:
+            raise _fail(where, f"unknown player {player!r} (players: {', '.join(players)})")
+        placed = t["placed"]
+        if not isinstance(placed, dict):
+            raise _fail(where, "'placed' must be an object of position: card value")
+        for pos, value in placed.items():
+            if not is_position_name(pos):
+                raise _fail(where, f"{pos!r} is not a card position (write x,y in whole "
+                                   f"numbers, e.g. 0,0 or -1,2)")
+            if not rules.is_card(value):
+                raise _fail(where, f"{value!r} on {pos} is not a card value ({rules.value_range()})")
+        hand = None
+        if t.get("hand") is not None:
+            if not isinstance(t["hand"], list) or not all(rules.is_card(v) for v in t["hand"]):
+                raise _fail(where, f"'hand' must be a list of card values ({rules.value_range()})")
+            hand = tuple(t["hand"])
+            missing = Counter(placed.values()) - Counter(hand)
+            if missing:
+                raise _fail(where, f"placed cards {sorted(missing.elements())} are not in 'hand'")
+        rnd = t.get("round")
+        if rnd is not None:
+            if not isinstance(rnd, int) or isinstance(rnd, bool) or not 1 <= rnd <= len(players):
+                raise _fail(where, f"'round' must be a whole number from 1 to {len(players)} "
+                                   f"(as many rounds as players)")
+            if rnd < last_round:
+                raise _fail(where, f"round {rnd} comes after round {last_round}")
+            last_round = rnd
+        override = t.get("override", False)
+        if not isinstance(override, bool):
+            raise _fail(where, "'override' must be true or false")
+        turns.append(CardRecordTurn(player, dict(placed), hand, rnd, override))
+    return CardRecord(list(players), turns, starter)
+
+
+@dataclass(frozen=True)
+class ReplayedCardTurn:
+    turn: CardRecordTurn
+    round: int
+    result: CardTurnResult
+    applied: bool
+
+    def to_json(self) -> dict:
+        entry = {"player": self.turn.player, **self.result.to_json(), "round": self.round}
+        if self.turn.hand is not None:
+            entry["hand"] = list(self.turn.hand)
+        if self.turn.override:
+            entry["override"] = True
+        return entry
+
+
+@dataclass
+class CardReplayState:
+    layouts: list[CardLayout]  # one per round begun; the last is the current one
+    sheets: dict[str, CardSheet]
+    turns: list[ReplayedCardTurn]
+    rounds: int
+
+    @property
+    def layout(self) -> CardLayout:
+        return self.layouts[-1]
+
+    @property
+    def round(self) -> int:
+        return len(self.layouts)
+
+    def to_json(self) -> dict:
+        return {
+            "variant": VARIANT,
+            "turns": [t.to_json() for t in self.turns],
+            "sheets": {p: s.to_json() for p, s in self.sheets.items()},
+            "board": self.layout.to_dict(),
+            "rounds": [layout.to_dict() for layout in self.layouts],
+        }
+
+
+def _wrong_hand_size(hand: tuple[int, ...] | None, first: bool, rules: CardRules) -> list[Violation]:
+    if hand is None:
+        return []
+    most = rules.starter_hand if first else max(rules.hand, rules.redraw)
+    if len(hand) > most:
+        return [Violation("wrong-draw", (), f"{len(hand)} cards in hand, but a player holds at "
+                          f"most {most}" + (" on a round's first turn" if first else ""))]
+    return []
+
+
+def _overridden(layout: CardLayout, turn: CardRecordTurn, result: CardTurnResult,
+                rules: CardRules) -> CardTurnResult:
+    """An operator accepted an illegal turn: its cards go on the free positions and it
+    scores what its lines make. The violations stay on record."""
+    cards = dict(layout.cards)
+    new = []
+    for name, v in turn.placed.items():
+        p = parse_position(name)
+        if p not in layout.cards:
+            cards[p] = v
+            new.append(p)
+    lines, points, bonus = score_card_lines(cards, new, rules)
+    return CardTurnResult(placed=result.placed, legal=False, violations=result.violations,
+                          lines=lines, points=points, super_bonus=bonus)
+
+
+def run_card_replay(record: CardRecord, apply_all: bool = False,
+                    rules: CardRules = CARD_RULES) -> CardReplayState:
+    """Replay a validated card record turn by turn (illegal turns are skipped unless
+    overridden or ``apply_all``). RecordError when the turns overrun the rounds."""
+    layouts = [CardLayout()]
+    sheets = {p: CardSheet(rules) for p in record.players}
+    out: list[ReplayedCardTurn] = []
+    for n, turn in enumerate(record.turns, start=1):
+        rnd = len(layouts)
+        full = len(layouts[-1]) >= rules.cards_per_round
+        if (turn.round is not None and turn.round > rnd) or (turn.round is None and full):
+            target = turn.round if turn.round is not None else rnd + 1
+            if target > record.rounds:
+                raise RecordError(f"turn {n}: the game is over after {record.rounds} round(s) "
+                                  f"of {rules.cards_per_round} cards (as many rounds as players)")
+            while len(layouts) < target:
+                layouts.append(CardLayout())
+        elif full:
+            raise RecordError(f"turn {n}: round {rnd} already has its "
+                              f"{rules.cards_per_round} cards laid out")
+        layout = layouts[-1]
+        first = len(layout) == 0
+        result = check_card_turn(layout, turn.placed, hand=turn.hand, first_turn=first, rules=rules)
+        if result.legal:
+            extra = _wrong_hand_size(turn.hand, first, rules)
+            if extra:
+                result = CardTurnResult(placed=result.placed, legal=False, violations=extra,
+                                        lines=result.lines)
+        if not result.legal and (turn.override or apply_all):
+            result = _overridden(layout, turn, result, rules)
+        applied = result.legal or turn.override or apply_all
+        if applied:
+            for name, value in turn.placed.items():
+                p = parse_position(name)
+                if p not in layout.cards:
+                    layout.put(p, value)
+            sheets[turn.player].enter(result.points, super_bonus=result.super_bonus)
+        out.append(ReplayedCardTurn(turn, len(layouts), result, applied))
+    return CardReplayState(layouts, sheets, out, record.rounds)
+
+
+def score_card_record(data: object) -> dict:
+    """Validate and replay a decoded card record (raises RecordError on bad input)."""
+    return run_card_replay(parse_card_record(data)).to_json()
+
+
+__all__ = [
+    "VARIANT",
+    "CardRecord",
+    "CardRecordTurn",
+    "CardReplayState",
+    "ReplayedCardTurn",
+    "is_card_record",
+    "parse_card_record",
+    "run_card_replay",
+    "score_card_record",
+]
