@@ -58,7 +58,10 @@ def emit_json(obj: object, indent: int | None) -> None:
 @click.option("--indent", type=click.IntRange(0, 8), default=None,
               help="Pretty-print the JSON with this indent.")
 def score(game: str, indent: int | None) -> None:
-    """Replay a recorded game through the rules engine and print turns and sheets."""
+    """Replay a recorded game through the rules engine and print turns and sheets.
+
+    A record with "variant": "cards" is a card game (positions "x,y", cards 0 to 6).
+    """
     from .rules.record import RecordError, score_record
 
     data = read_json_file(game)
