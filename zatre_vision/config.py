@@ -69,6 +69,44 @@ class CameraSettings(_Section):
     #: seconds between turns of the simulated demo game
     demo_interval_s: float = Field(2.0, ge=0.01, le=60)
     demo_seed: int | None = None
+    #: Calibration file of a fixed camera (``zatre calibrate board`` or the dashboard's
+    #: Calibration page). None: ``<data_dir>/calibration.json`` when that file exists.
+    calibration: Path | None = None
+    #: Main stream size of the Pi camera (``WIDTHxHEIGHT``).
+    size: str = Field("1280x960", pattern=r"^\d{3,4}x\d{3,4}$")
+
+    def size_wh(self) -> tuple[int, int]:
+        w, h = self.size.split("x")
+        return int(w), int(h)
+
+
+class GPIOSettings(_Section):
+    """A push button (end turn / undo) and an LED or buzzer (illegal placement), BCM
+    pin numbers, through gpiozero (the ``pi`` extra)."""
+
+    enabled: bool = False
+    #: BCM pin of the button (to ground, internal pull-up by default); None: no button.
+    button_pin: int | None = Field(17, ge=0, le=27)
+    button_pull_up: bool = True
+    #: seconds held that make a long press (undo) instead of a short one (end turn)
+    hold_time_s: float = Field(1.0, ge=0.2, le=10)
+    bounce_time_s: float | None = Field(0.05, ge=0, le=1)
+    #: what signals an illegal placement: led, buzzer or none
+    signal: str = Field("led", pattern=r"^(led|buzzer|none)$")
+    signal_pin: int | None = Field(27, ge=0, le=27)
+    signal_active_high: bool = True
+    #: on and off time of a blink (LED) or beep (buzzer) while the alert stands
+    blink_on_s: float = Field(0.3, gt=0, le=10)
+    blink_off_s: float = Field(0.3, gt=0, le=10)
+    #: gpiozero pin factory (lgpio, rpigpio, native, mock); None: gpiozero's default.
+    pin_factory: str | None = Field(None, pattern=r"^(lgpio|rpigpio|pigpio|native|mock)$")
+
+    @field_validator("signal_pin")
+    @classmethod
+    def _distinct(cls, v: int | None, info) -> int | None:
+        if v is not None and v == info.data.get("button_pin"):
+            raise ValueError("the signal and the button need different pins")
+        return v
 
 
 class UISettings(_Section):
@@ -86,6 +124,7 @@ class Settings(BaseSettings):
     server: ServerSettings = ServerSettings()
     camera: CameraSettings = CameraSettings()
     ui: UISettings = UISettings()
+    gpio: GPIOSettings = GPIOSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
@@ -98,6 +137,13 @@ class Settings(BaseSettings):
         if path is not None:
             sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=path))
         return tuple(sources)
+
+
+def calibration_path(settings: Settings) -> Path:
+    """The calibration file the live service uses (it may not exist yet)."""
+    cam = settings.camera
+    return Path(cam.calibration) if cam.calibration else Path(settings.server.data_dir) / \
+        "calibration.json"
 
 
 def _describe(exc: ValidationError) -> str:
