@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# Zatre Vision on a Raspberry Pi 4 or 5 (Raspberry Pi OS Bookworm, 64 bit), in one command:
+#
+#   sudo ./firmware_config/install.sh
+#
+# Installs the OS packages (picamera2, venv, gpiozero, avahi), the system user
+# "zatre" (groups video, gpio), a copy of this checkout in /opt/zatre/src, a venv at
+# /opt/zatre/venv made with --system-site-packages (picamera2 and libcamera come from
+# the OS) with the project and a pinned onnxruntime, the settings in /etc/zatre, the
+# systemd unit, the avahi announcement, the camera fragment of config.txt and the
+# hardware watchdog; sets the host name (zatre, so phones open http://zatre.local);
+# enables and (re)starts the service. Idempotent: a second run changes nothing and
+# says so. Existing /etc/zatre/config.yaml and zatre.env are never overwritten.
+#
+# Options:
+#   --dry-run          print every command that would change something, change nothing
+#   --prefix DIR       install the files under DIR (a chroot or test folder; also
+#                      ZATRE_ROOT): no apt, no user, no venv, no hostname, no systemctl
+#   --no-service       do not enable or start the service
+#   --hostname NAME    host name to set (default zatre: http://zatre.local)
+#   --keep-hostname    leave the host name alone
+#   --hotspot PASSWORD also set up the fallback Wi-Fi hotspot "Zatre" (off by default)
+#   -h, --help
+set -euo pipefail
+
+ONNXRUNTIME_VERSION=${ZATRE_ONNXRUNTIME:-1.20.1}  # aarch64 cp311 wheel; runs on Cortex-A72
+APT_PACKAGES=(python3-picamera2 python3-venv python3-pip python3-gpiozero python3-lgpio
+              avahi-daemon rsync)
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FW="$SRC/firmware_config"
+
+DRY_RUN=0
+ROOT=${ZATRE_ROOT:-}
+SERVICE=1
+HOSTNAME_WANTED=zatre
+HOTSPOT_PASSWORD=""
+CHANGES=0
+
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --dry-run) DRY_RUN=1 ;;
+    --prefix) ROOT=${2:?--prefix needs a folder}; shift ;;
+    --prefix=*) ROOT=${1#--prefix=} ;;
+    --no-service) SERVICE=0 ;;
+    --hostname) HOSTNAME_WANTED=${2:?--hostname needs a name}; shift ;;
+    --keep-hostname) HOSTNAME_WANTED="" ;;
+    --hotspot) HOTSPOT_PASSWORD=${2:?--hotspot needs a password}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+ROOT=${ROOT%/}
+SYSTEM=1  # apt, users, venv, hostname, systemctl: only on the real system
+if [ -n "$ROOT" ]; then
+    SYSTEM=0
+fi
+
+say() { printf 'install: %s\n' "$*"; }
+
+# Run a command that changes the system (printed instead under --dry-run).
+run() {
+    CHANGES=$((CHANGES + 1))
+    if [ "$DRY_RUN" = 1 ]; then
+        printf '+ %s\n' "$*"
+    else
+        "$@"
+    fi
+}
+
+# Install a file only when it differs (cmp): re-running changes nothing.
+put() {  # put MODE SOURCE TARGET
+    local mode=$1 src=$2 dest="$ROOT$3"
+    if [ -f "$dest" ] && cmp -s "$src" "$dest"; then
+        return 0
+    fi
+    say "file $3"
+    run install -D -m "$mode" "$src" "$dest"
+}
+
+# A settings file the user edits: installed once, never overwritten.
+put_config() {  # put_config MODE SOURCE TARGET
+    local dest="$ROOT$3"
+    if [ -e "$dest" ]; then
+        if ! cmp -s "$2" "$dest"; then
+            say "keeping your $3 (the shipped example is $2)"
+        fi
+        return 0
+    fi
+    put "$@"
+}
+
+ensure_dir() {  # ensure_dir MODE PATH [OWNER]
+    local dest="$ROOT$2"
+    if [ ! -d "$dest" ]; then
+        say "folder $2"
+        run install -d -m "$1" "$dest"
+    fi
+    if [ "$SYSTEM" = 1 ] && [ -n "${3:-}" ] && [ -d "$dest" ] \
+        && [ "$(stat -c %U "$dest")" != "$3" ]; then
+        run chown "$3:$3" "$dest"
+    fi
+}
+
+if [ "$SYSTEM" = 1 ] && [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
+    echo "install.sh: run it as root (sudo $0), or try --dry-run" >&2
+    exit 1
+fi
+if [ "$SYSTEM" = 1 ] && ! grep -qs "Raspberry Pi" /proc/device-tree/model; then
+    say "warning: this does not look like a Raspberry Pi; going on"
+fi
+
+# -- 1. OS packages ----------------------------------------------------------------------
+if [ "$SYSTEM" = 1 ]; then
+    missing=()
+    for pkg in "${APT_PACKAGES[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$pkg")
+        fi
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "apt packages: ${missing[*]}"
+        run apt-get update
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+            "${missing[@]}"
+    fi
+fi
+
+# -- 2. user and groups ----------------------------------------------------------------
+if [ "$SYSTEM" = 1 ]; then
+    for group in video gpio; do
+        if ! getent group "$group" >/dev/null; then
+            run groupadd --system "$group"
+        fi
+    done
+    if ! id -u zatre >/dev/null 2>&1; then
+        say "system user zatre"
+        run useradd --system --home-dir /var/lib/zatre --no-create-home \
+            --shell /usr/sbin/nologin --user-group --groups video,gpio zatre
+    else
+        for group in video gpio; do
+            if ! id -nG zatre | tr ' ' '\n' | grep -qx "$group"; then
+                run usermod -a -G "$group" zatre
+            fi
+        done
+    fi
+fi
+
+# -- 3. folders ------------------------------------------------------------------------------
+ensure_dir 0755 /opt/zatre
+ensure_dir 0755 /etc/zatre
+ensure_dir 0750 /var/lib/zatre zatre
+
+# -- 4. the program: a copy of this checkout and a venv -------------------------------
+if [ "$SYSTEM" = 1 ]; then
+    # rsync keeps modification times: a second run copies nothing (--itemize says so).
+    copied=$(rsync -a --delete --dry-run --itemize-changes --exclude .git --exclude .venv \
+        --exclude data --exclude '__pycache__' --exclude '*.egg-info' "$SRC/" /opt/zatre/src/ \
+        2>/dev/null || echo "new")
+    if [ -n "$copied" ]; then
+        say "program files in /opt/zatre/src"
+        run rsync -a --delete --exclude .git --exclude .venv --exclude data \
+            --exclude '__pycache__' --exclude '*.egg-info' "$SRC/" /opt/zatre/src/
+    fi
+    if [ ! -x /opt/zatre/venv/bin/python ]; then
+        say "venv /opt/zatre/venv (with the OS's picamera2 and libcamera)"
+        run python3 -m venv --system-site-packages /opt/zatre/venv
+    fi
+    # Reinstall only when the dependencies change (the code itself is an editable
+    # install of /opt/zatre/src, so a copy of new code needs no pip run).
+    stamp="$(sha256sum "$SRC/pyproject.toml" | cut -d' ' -f1) onnxruntime==$ONNXRUNTIME_VERSION"
+    if [ "$(cat /opt/zatre/.installed 2>/dev/null)" != "$stamp" ]; then
+        say "python packages (onnxruntime==$ONNXRUNTIME_VERSION and the project)"
+        run /opt/zatre/venv/bin/pip install --quiet --upgrade pip
+        run /opt/zatre/venv/bin/pip install --quiet "onnxruntime==$ONNXRUNTIME_VERSION" \
+            -e "/opt/zatre/src[pi]"
+        if [ "$DRY_RUN" = 0 ]; then
+            printf '%s\n' "$stamp" > /opt/zatre/.installed
+        fi
+    fi
+fi
+
+# -- 5. settings, unit, avahi, camera, watchdog ------------------------------------------------
+put_config 0644 "$FW/etc/zatre/config.yaml" /etc/zatre/config.yaml
+put_config 0640 "$FW/etc/zatre/zatre.env" /etc/zatre/zatre.env
+unit_before=$(cat "$ROOT/etc/systemd/system/zatre.service" 2>/dev/null || true)
+put 0644 "$FW/etc/systemd/system/zatre.service" /etc/systemd/system/zatre.service
+put 0644 "$FW/etc/systemd/system.conf.d/zatre-watchdog.conf" \
+    /etc/systemd/system.conf.d/zatre-watchdog.conf
+put 0644 "$FW/etc/avahi/services/zatre.service" /etc/avahi/services/zatre.service
+put 0755 "$FW/hotspot/zatre-hotspot" /usr/local/sbin/zatre-hotspot
+
+boot=/boot/firmware
+if [ -d "$ROOT/boot/firmware" ] || [ "$SYSTEM" = 0 ]; then
+    boot=/boot/firmware
+elif [ -d "$ROOT/boot" ] && [ -f "$ROOT/boot/config.txt" ]; then
+    boot=/boot  # Bullseye and older
+fi
+put 0644 "$FW/boot/firmware/zatre-camera.txt" "$boot/zatre-camera.txt"
+if ! grep -qsx "include zatre-camera.txt" "$ROOT$boot/config.txt"; then
+    say "config.txt: include zatre-camera.txt (reboot once for the camera)"
+    if [ "$DRY_RUN" = 1 ]; then
+        run "echo 'include zatre-camera.txt' >> $ROOT$boot/config.txt"
+    else
+        CHANGES=$((CHANGES + 1))
+        install -d "$ROOT$boot"
+        printf '\n# Zatre Vision (camera)\ninclude zatre-camera.txt\n' >> "$ROOT$boot/config.txt"
+    fi
+fi
+
+# -- 6. host name: http://zatre.local ------------------------------------------------------------
+if [ "$SYSTEM" = 1 ] && [ -n "$HOSTNAME_WANTED" ] && [ "$(hostname)" != "$HOSTNAME_WANTED" ]; then
+    say "host name $HOSTNAME_WANTED (phones open http://$HOSTNAME_WANTED.local)"
+    run hostnamectl set-hostname "$HOSTNAME_WANTED"
+    run sed -i "s/^127\.0\.1\.1.*/127.0.1.1\t$HOSTNAME_WANTED/" /etc/hosts
+    if systemctl is-active --quiet avahi-daemon 2>/dev/null; then
+        run systemctl restart avahi-daemon
+    fi
+fi
+
+# -- 7. hotspot (optional) -----------------------------------------------------------------------
+if [ "$SYSTEM" = 1 ] && [ -n "$HOTSPOT_PASSWORD" ]; then
+    if ! nmcli -t -f NAME connection show 2>/dev/null | grep -qx zatre-hotspot; then
+        run /usr/local/sbin/zatre-hotspot enable "$HOTSPOT_PASSWORD"
+    fi
+fi
+
+# -- 8. the service -------------------------------------------------------------------------------
+if [ "$SYSTEM" = 1 ] && [ "$SERVICE" = 1 ]; then
+    if [ "$unit_before" != "$(cat "$FW/etc/systemd/system/zatre.service")" ]; then
+        run systemctl daemon-reload
+    fi
+    if ! systemctl is-enabled --quiet zatre.service 2>/dev/null; then
+        run systemctl enable zatre.service
+    fi
+    if [ "$CHANGES" -gt 0 ] || ! systemctl is-active --quiet zatre.service 2>/dev/null; then
+        run systemctl restart zatre.service
+    fi
+fi
+
+if [ "$CHANGES" = 0 ]; then
+    say "nothing to do: everything is installed and up to date"
+elif [ "$DRY_RUN" = 1 ]; then
+    say "dry run: $CHANGES change(s) would be made"
+else
+    say "done ($CHANGES change(s))"
+    if [ "$SYSTEM" = 1 ]; then
+        say "check it: sudo -u zatre /opt/zatre/venv/bin/zatre doctor --no-camera --config /etc/zatre/config.yaml"
+        say "then open http://${HOSTNAME_WANTED:-$(hostname)}.local on a phone"
+    fi
+fi
