@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from .calibrate.cli import calibrate
+from .doctor import doctor
 from .errors import InputError, run_guarded
 from .server.cli import serve
 from .synth.cli import synth
@@ -136,6 +138,8 @@ main.add_command(serve)
 main.add_command(read)
 main.add_command(train)
 main.add_command(replay)
+main.add_command(calibrate)
+main.add_command(doctor)
 bench.add_command(bench_vision)
 
 

@@ -60,12 +60,13 @@ def create_app(config: Settings, table: Table, store: Store,
     app.extensions["zatre"] = ZatreContext(config, table, store,
                                            PinGuard(store, table.name, config.server.pin), camera)
 
-    from . import admin, api, pages, stream
+    from . import admin, api, calibration, pages, stream
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(admin.bp)
+    app.register_blueprint(calibration.bp)
 
     @app.context_processor
     def _globals():

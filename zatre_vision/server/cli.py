@@ -28,7 +28,7 @@ log = logging.getLogger("zatre.serve")
 @click.option("--pin", default=None, help="The table's PIN (4 to 12 digits); else chosen on first setup.")
 @click.option("--table", "table_name", default=None, help="This table's name (default table-1).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
-              help="YAML settings file (sections server, camera, ui).")
+              help="YAML settings file (sections server, camera, gpio, ui).")
 @click.option("--validate-config", is_flag=True, help="Check the settings and exit (0 good, 2 bad).")
 @click.option("--demo", is_flag=True, help="Play a simulated game that plays itself (camera source demo).")
 @click.option("--source", default=None, help="Camera source: demo, none (manual entry), picamera2, "
@@ -64,12 +64,16 @@ def _camera_pipeline(settings):
     """The factory CameraControl uses for camera sources (and the demo): a camera
     service running frames through vision and tracking into the table."""
     from ..camera.base import SourceError
+    from ..config import calibration_path
     from ..tracking.sources import camera_service
+    from ..vision.calibration import CalibrationError
 
     def make(table, source, players):
         try:
-            return camera_service(table, source, players, seed=settings.camera.demo_seed)
-        except SourceError as exc:
+            return camera_service(table, source, players, seed=settings.camera.demo_seed,
+                                  calibration=str(calibration_path(settings)),
+                                  size=settings.camera.size_wh())
+        except (SourceError, CalibrationError) as exc:
             table.set_camera_status({"source": source, "state": "error", "message": str(exc)})
             return _Idle()
 
@@ -84,6 +88,23 @@ class _Idle:
 
     def stop(self) -> None:
         pass
+
+
+def _start_gpio(settings, table, camera):
+    """The button and signal of the ``gpio`` settings; a GPIO problem is logged and
+    logged, never fatal (the table still works from the browser)."""
+    if not settings.gpio.enabled:
+        return None
+    from ..gpio import GPIOError, start_gpio
+
+    try:
+        hardware = start_gpio(settings.gpio, table, camera)
+    except GPIOError as exc:
+        log.warning("%s", exc)
+        return None
+    log.info("gpio: button on BCM %s, %s on BCM %s", settings.gpio.button_pin,
+             settings.gpio.signal, settings.gpio.signal_pin)
+    return hardware
 
 
 def run_server(settings, ready: threading.Event | None = None) -> None:
@@ -120,6 +141,7 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
         raise InputError(f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})") from None
     camera.start(source, table.match.players if (source == "demo" and table.match
                                                  and table.match_source == "demo") else None)
+    hardware = _start_gpio(settings, table, camera)
 
     def shutdown(signum=None, frame=None):
         log.info("shutting down")
@@ -138,6 +160,8 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
     except KeyboardInterrupt:
         pass
     finally:
+        if hardware is not None:
+            hardware.close()
         camera.stop()
         table.close()
         server.close()

@@ -56,6 +56,8 @@ class CameraService:
         self.error: str | None = None
         self._status_at = 0.0
         self._fps_mark = (0.0, 0)
+        #: the newest frame read (the dashboard's board registration takes it)
+        self.last_frame: Frame | None = None
 
     # -- control ------------------------------------------------------------------------
     def start(self) -> None:
@@ -102,6 +104,7 @@ class CameraService:
             self.source.close()
 
     def _step(self, reader: CellReader, frame: Frame) -> None:
+        self.last_frame = frame
         if frame.new_game:
             self.table.new_match(frame.new_game["players"], frame.new_game.get("starter"),
                                  source="demo")

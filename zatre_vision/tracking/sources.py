@@ -24,15 +24,17 @@ DEMO_SIZE = (960, 720)
 
 
 def open_source(spec: str, players: Sequence[str] | None = None, seed: int | None = None,
-                size: tuple[int, int] = (1280, 960)) -> FrameSource:
-    """The frame source a camera setting names (not opened yet)."""
+                size: tuple[int, int] = (1280, 960), controls: dict | None = None
+                ) -> FrameSource:
+    """The frame source a camera setting names (not opened yet). ``controls``: the Pi
+    camera's locked exposure and white balance (``zatre calibrate exposure``)."""
     spec = spec.strip()
     if spec in SYNTHETIC:
         names = tuple(players) if players and 2 <= len(players) <= 4 else ("Ann", "Ben")
         return SyntheticSource(seed if seed is not None else random.SystemRandom().randrange(10**6),
                                *DEMO_SIZE, players=names)
     if spec == "picamera2":
-        return Picamera2Source(*size)
+        return Picamera2Source(*size, controls=controls)
     if spec.isdigit() or "://" in spec:
         return OpenCVSource(spec, *size)
     path = Path(spec)
@@ -52,19 +54,27 @@ def model_available() -> bool:
 
 def camera_service(table, spec: str, players: Sequence[str] | None = None,
                    seed: int | None = None, config: PipelineConfig | None = None,
-                   model: str | None = None, calibration: str | None = None) -> CameraService:
+                   model: str | None = None, calibration: str | None = None,
+                   size: tuple[int, int] = (1280, 960)) -> CameraService:
     """A camera service for ``table`` reading ``spec`` with the ONNX board reader.
+
+    ``calibration``: the calibration file (``zatre calibrate``); its board part fixes
+    the grid, its locked camera controls go to the Pi camera. A missing file or one
+    without a board part yet is fine: the reader then searches every frame.
 
     Raises SourceError for a source that cannot be named (not for one that is merely
     unplugged: that one is retried with back-off once the service runs)."""
-    source = open_source(spec, players, seed)
+    from ..calibrate import files
+
+    controls = files.load_controls(calibration) if calibration and Path(calibration).is_file() \
+        else None
+    source = open_source(spec, players, seed, size, controls)
 
     def reader():
-        from ..vision.calibration import Calibration
         from ..vision.classify import DEFAULT_MODEL
         from ..vision.reader import BoardReader
 
-        cal = Calibration.load(calibration) if calibration else None
+        cal = files.load_board(calibration) if spec.strip() not in SYNTHETIC else None
         return BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1, calibration=cal)
 
     return CameraService(table, source, reader, config)

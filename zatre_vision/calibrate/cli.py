@@ -1,0 +1,188 @@
+"""``zatre calibrate target|lens|board|exposure`` (registered by ``zatre_vision.cli``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..errors import InputError
+
+
+def _settings(config_file: str | None):
+    from ..config import ConfigError, load_settings
+
+    try:
+        return load_settings(config_file)
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _calibration_out(out: str | None, config_file: str | None) -> Path:
+    """--out, else the settings' calibration file (what the live service uses)."""
+    if out:
+        return Path(out)
+    from ..config import calibration_path
+
+    return calibration_path(_settings(config_file))
+
+
+@click.group()
+def calibrate() -> None:
+    """Set up a fixed camera: lens target and lens, board registration, exposure lock."""
+
+
+@calibrate.command()
+@click.argument("out", metavar="OUT.png", type=click.Path(dir_okay=False, writable=True))
+@click.option("--kind", type=click.Choice(["charuco", "chessboard"]), default="charuco",
+              show_default=True)
+@click.option("--cols", type=click.IntRange(3, 12), default=5, show_default=True,
+              help="Squares across.")
+@click.option("--rows", type=click.IntRange(3, 16), default=7, show_default=True,
+              help="Squares down.")
+@click.option("--square-mm", type=click.FloatRange(5, 60), default=35.0, show_default=True)
+@click.option("--dpi", type=click.IntRange(72, 600), default=300, show_default=True)
+def target(out: str, kind: str, cols: int, rows: int, square_mm: float, dpi: int) -> None:
+    """Write a printable lens target (A4 portrait; the square size is printed on it)."""
+    import cv2
+
+    from .target import TargetSpec, render_target
+
+    spec = TargetSpec(kind, cols, rows, square_mm)
+    try:
+        page = render_target(spec, dpi)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if not cv2.imwrite(out, page):
+        raise InputError(f"{out}: cannot write the image (use .png)")
+    click.echo(json.dumps({"target": out, "kind": kind, "cols": cols, "rows": rows,
+                           "square_mm": square_mm, "dpi": dpi}))
+    click.echo(f"print {out} at 100 % on A4, tape it flat to card", err=True)
+
+
+@calibrate.command()
+@click.argument("images", nargs=-1, required=True, metavar="IMAGE...")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default="lens.json",
+              show_default=True)
+@click.option("--kind", type=click.Choice(["charuco", "chessboard"]), default="charuco",
+              show_default=True)
+@click.option("--cols", type=click.IntRange(3, 12), default=5, show_default=True)
+@click.option("--rows", type=click.IntRange(3, 16), default=7, show_default=True)
+@click.option("--square-mm", type=click.FloatRange(5, 60), default=35.0, show_default=True)
+def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
+         square_mm: float) -> None:
+    """Lens intrinsics from 5+ photos of the printed target (optional step)."""
+    from ..vision.cli import load_image
+    from .lens import LensError, calibrate_lens
+    from .target import TargetSpec
+
+    photos = [(p, load_image(p)) for p in images]
+    try:
+        result = calibrate_lens(photos, TargetSpec(kind, cols, rows, square_mm))
+    except LensError as exc:
+        raise InputError(str(exc)) from None
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps({"lens": out, "views": len(result["views"]),
+                           "rms_px": result["rms_px"]}))
+
+
+@calibrate.command()
+@click.argument("image", required=False, metavar="[IMAGE]")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Calibration file (default: camera.calibration of the settings, else "
+                   "<data_dir>/calibration.json).")
+@click.option("--lens", "lens_file", type=click.Path(dir_okay=False), default=None,
+              help="Lens file from `zatre calibrate lens`.")
+@click.option("--markers", is_flag=True, help="Use ArUco corner markers when present.")
+@click.option("--camera", "camera_spec", default=None,
+              help="Take the frame from this camera source instead of IMAGE (picamera2, a "
+                   "device number, ...; stop the service first).")
+@click.option("--preview", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Where to write the preview JPEG (default: beside --out).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None)
+def board(image: str | None, out: str | None, lens_file: str | None, markers: bool,
+          camera_spec: str | None, preview: str | None, config_file: str | None) -> None:
+    """Find the board automatically and write the calibration file and a preview."""
+    from ..vision.calibration import CalibrationError
+    from ..vision.cli import load_image
+    from . import files
+    from .board import RegistrationError, preview_jpeg, register_board
+    from .lens import LensError, lens_for_size, load_lens
+
+    if (image is None) == (camera_spec is None):
+        raise InputError("give either IMAGE or --camera SOURCE")
+    img = load_image(image) if image else _grab(camera_spec, config_file)
+    lens = None
+    if lens_file:
+        try:
+            lens = lens_for_size(load_lens(lens_file), img.shape[1], img.shape[0])
+        except LensError as exc:
+            raise InputError(str(exc)) from None
+    try:
+        reg = register_board(img, lens, markers)
+    except RegistrationError as exc:
+        raise InputError(str(exc)) from None
+    target = _calibration_out(out, config_file)
+    try:
+        files.save_board(target, reg.calibration)
+    except (CalibrationError, OSError) as exc:
+        raise InputError(f"{target}: cannot write the calibration ({exc})") from None
+    prev = Path(preview) if preview else target.with_suffix(".preview.jpg")
+    prev.write_bytes(preview_jpeg(reg.preview))
+    click.echo(json.dumps({"calibration": str(target), "preview": str(prev), **reg.to_json()}))
+    click.echo("check the preview: the green grid must lie on the board's lines; the "
+               "dashboard's Calibration page shows it too", err=True)
+
+
+def _grab(spec: str, config_file: str | None):
+    from ..camera.base import SourceError
+    from ..tracking.sources import open_source
+
+    settings = _settings(config_file)
+    src = open_source(spec, size=settings.camera.size_wh())
+    try:
+        src.open()
+        frame = None
+        for _ in range(10):  # skip the first frames while exposure settles
+            frame = src.read() or frame
+        src.close()
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    if frame is None:
+        raise InputError(f"camera {spec!r} gave no frame")
+    return frame.image
+
+
+@calibrate.command()
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Calibration file to store the lock in (default: as for `board`).")
+@click.option("--settle", type=click.FloatRange(0.5, 30), default=3.0, show_default=True,
+              help="Seconds at most to let auto exposure and white balance settle.")
+@click.option("--unlock", is_flag=True, help="Remove the lock (back to automatic).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None)
+@click.option("--module", default="picamera2", hidden=True)
+def exposure(out: str | None, settle: float, unlock: bool, config_file: str | None,
+             module: str) -> None:
+    """Lock the Pi camera's exposure and white balance at their settled values."""
+    from ..vision.calibration import CalibrationError
+    from . import files
+    from .exposure import ExposureError, lock_exposure
+
+    target = _calibration_out(out, config_file)
+    try:
+        if unlock:
+            files.save_controls(target, {})
+            click.echo(json.dumps({"calibration": str(target), "camera_controls": {}}))
+            return
+        size = _settings(config_file).camera.size_wh()
+        controls, settled = lock_exposure(size, settle_s=settle, module=module)
+        files.save_controls(target, controls)
+    except (ExposureError, CalibrationError) as exc:
+        raise InputError(str(exc)) from None
+    click.echo(json.dumps({"calibration": str(target), "settled": settled,
+                           "camera_controls": {k: list(v) if isinstance(v, tuple) else v
+                                               for k, v in controls.items()}}))
+    if not settled:
+        click.echo("auto exposure was still moving: the light may flicker; locked anyway",
+                   err=True)

@@ -1,0 +1,305 @@
+"""``zatre doctor``: is this table ready to play? Plain OK / WARN / FAIL lines.
+
+Checks the settings, the camera (it must give a frame), the pip classifier and its
+card, the calibration, the free disk space of the data folder, the database (opens,
+migrates, schema version), the clock (a Pi has no battery clock: before network time
+arrives it may say 1970) and the GPIO button/signal. Exit status 0 when nothing
+FAILs, 1 otherwise. Every check is a function taking what it needs, so tests give
+fakes.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+OK, WARN, FAIL = "OK", "WARN", "FAIL"
+MB = 1024 * 1024
+DISK_WARN_MB, DISK_FAIL_MB = 1024, 200
+MIN_YEAR = 2025
+
+
+@dataclass
+class Check:
+    level: str
+    name: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.level:<5} {self.name}: {self.message}"
+
+    def to_json(self) -> dict:
+        return {"level": self.level, "check": self.name, "message": self.message}
+
+
+# -- settings ---------------------------------------------------------------------------
+def check_config(path: str | None):
+    """(Check, settings or None)."""
+    from .config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(path)
+    except ConfigError as exc:
+        return Check(FAIL, "config", f"the settings cannot be used: {exc}"), None
+    where = path or "defaults and ZATRE_* environment"
+    return Check(OK, "config", f"settings are valid ({where})"), settings
+
+
+# -- camera ------------------------------------------------------------------------------
+def _with_timeout(fn: Callable[[], object], seconds: float):
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def check_camera(spec: str, size: tuple[int, int] = (1280, 960), timeout: float = 15.0,
+                 video_glob: str = "/dev/video*", module: str = "picamera2",
+                 open_source=None) -> Check:
+    spec = spec.strip()
+    if spec == "none":
+        return Check(OK, "camera", "no camera configured: turns are entered on the dashboard "
+                                   "(set camera.source: picamera2 to use the Pi camera)")
+    if spec in ("demo", "synthetic", "sim"):
+        return Check(OK, "camera", f"simulated camera ({spec}); set camera.source: picamera2 "
+                                   "for the real one")
+    if spec == "picamera2":
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return Check(FAIL, "camera", "picamera2 is not installed: it comes from Raspberry "
+                         "Pi OS (sudo apt install python3-picamera2) and the venv must be made "
+                         "with --system-site-packages (install.sh does both)")
+    if spec.isdigit() and not glob.glob(video_glob):
+        return Check(FAIL, "camera", f"camera {spec}: no video device ({video_glob}) exists; "
+                                     "is a USB camera plugged in?")
+    if open_source is None:
+        from .tracking.sources import open_source
+    from .camera.base import SourceError
+
+    try:
+        src = open_source(spec, size=size)
+    except SourceError as exc:
+        return Check(FAIL, "camera", str(exc))
+
+    def grab():
+        src.open()
+        try:
+            for _ in range(3):
+                frame = src.read()
+                if frame is not None:
+                    return frame
+            return None
+        finally:
+            src.close()
+
+    try:
+        frame = _with_timeout(grab, timeout)
+    except TimeoutError as exc:
+        return Check(FAIL, "camera", f"{spec}: the camera opened but gave no frame ({exc}); "
+                                     "check the ribbon cable and camera_auto_detect=1")
+    except SourceError as exc:
+        hint = " (is `zatre serve` already using it? sudo systemctl stop zatre)" \
+            if spec == "picamera2" else ""
+        return Check(FAIL, "camera", f"{exc}{hint}")
+    except Exception as exc:  # noqa: BLE001 - any camera failure becomes a plain line
+        return Check(FAIL, "camera", f"{spec}: {exc.__class__.__name__}: {exc}")
+    if frame is None:
+        return Check(FAIL, "camera", f"{spec}: no frame came")
+    h, w = frame.image.shape[:2]
+    return Check(OK, "camera", f"{spec} gives frames ({w}x{h})")
+
+
+# -- model -------------------------------------------------------------------------------
+def check_model(path: Path | None = None, loader=None) -> Check:
+    from .vision.classify import DEFAULT_MODEL, ModelError
+
+    path = Path(path) if path else DEFAULT_MODEL
+    if not path.is_file():
+        return Check(FAIL, "model", f"{path} is missing: the pip classifier is needed to read "
+                     "tiles (it ships in models/; or train one: zatre train)")
+    if loader is None:
+        from .vision.classify import PipClassifier as loader
+    try:
+        clf = loader(path)
+    except ModelError as exc:
+        return Check(FAIL, "model", str(exc))
+    except Exception as exc:  # noqa: BLE001
+        return Check(FAIL, "model", f"{path}: cannot load ({exc.__class__.__name__}: {exc})")
+    card = getattr(clf, "card", None)
+    data = getattr(card, "data", {}) or {}
+    acc = (data.get("metrics", {}).get("validation_crops") or {}).get("accuracy")
+    extra = f", validation accuracy {acc:.4f}" if isinstance(acc, float) else ""
+    return Check(OK, "model", f"{path.name} loads (input {getattr(card, 'input_size', '?')} px"
+                              f"{extra})")
+
+
+# -- calibration ---------------------------------------------------------------------------
+def check_calibration(path: Path, camera_source: str) -> Check:
+    from .calibrate import files
+
+    if camera_source in ("none", "demo", "synthetic", "sim"):
+        return Check(OK, "calibration", "not needed without a real camera")
+    if not Path(path).is_file():
+        return Check(WARN, "calibration", f"no calibration file ({path}): the board is searched "
+                     "in every frame; register it on the dashboard's Calibration page")
+    try:
+        board = files.load_board(path)
+        controls = files.load_controls(path)
+    except Exception as exc:  # noqa: BLE001
+        return Check(FAIL, "calibration", f"{exc}")
+    parts = ["board registered" if board else "no board registration yet",
+             "exposure locked" if controls.get("AeEnable") is False else "exposure automatic"]
+    return Check(OK if board else WARN, "calibration", f"{path}: " + ", ".join(parts))
+
+
+# -- disk ----------------------------------------------------------------------------------
+def check_disk(data_dir: Path, usage=shutil.disk_usage) -> Check:
+    p = Path(data_dir).resolve()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    free_mb = usage(p).free / MB
+    msg = f"{free_mb / 1024:.1f} GB free for the data folder {data_dir}"
+    if free_mb < DISK_FAIL_MB:
+        return Check(FAIL, "disk", f"only {free_mb:.0f} MB free for {data_dir}: the database "
+                     "cannot grow safely; free space or use a larger SD card")
+    if free_mb < DISK_WARN_MB:
+        return Check(WARN, "disk", f"only {free_mb:.0f} MB free for {data_dir} (below 1 GB)")
+    return Check(OK, "disk", msg)
+
+
+# -- database ----------------------------------------------------------------------------------
+def check_database(data_dir: Path, db: str | None) -> Check:
+    from .store import StoreError, open_store
+
+    try:
+        store = open_store(data_dir, db)
+    except StoreError as exc:
+        return Check(FAIL, "database", str(exc))
+    except Exception as exc:  # noqa: BLE001 - sqlite3/psycopg errors
+        return Check(FAIL, "database", f"cannot open: {exc.__class__.__name__}: {exc}")
+    try:
+        version = store.schema_version()
+        matches = len(store.list_matches(1, 1)) if hasattr(store, "list_matches") else 0
+    except Exception as exc:  # noqa: BLE001
+        return Check(FAIL, "database", f"opened but unreadable: {exc}")
+    finally:
+        store.close()
+    where = db.split("@")[-1] if db else str(Path(data_dir) / "zatre.db")
+    return Check(OK, "database", f"{where} opens, schema version {version}"
+                                 + ("" if matches else ", no matches yet"))
+
+
+# -- time ------------------------------------------------------------------------------------
+def _ntp_synchronised(run=subprocess.run) -> bool | None:
+    if shutil.which("timedatectl") is None:
+        return None
+    try:
+        out = run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"],
+                  capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = out.stdout.strip().lower()
+    return {"yes": True, "no": False}.get(value)
+
+
+def check_time(now: float | None = None, ntp: Callable[[], bool | None] = _ntp_synchronised
+               ) -> Check:
+    now = time.time() if now is None else now
+    year = time.gmtime(now).tm_year
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now))
+    if year < MIN_YEAR:
+        return Check(FAIL, "time", f"the clock says {stamp}: the Pi has no battery clock and has "
+                     "not got network time yet; connect it to a network once (or set the date: "
+                     "sudo date -s '2025-06-01 12:00'), else match dates are wrong")
+    synced = ntp()
+    if synced is False:
+        return Check(WARN, "time", f"{stamp}, not synchronised with network time (fine offline; "
+                                   "dates may drift)")
+    return Check(OK, "time", stamp + (", synchronised" if synced else ""))
+
+
+# -- gpio --------------------------------------------------------------------------------------
+def check_gpio(gpio) -> Check:
+    if not gpio.enabled:
+        return Check(OK, "gpio", "button and signal are off (gpio.enabled: false)")
+    try:
+        importlib.import_module("gpiozero")
+    except ImportError:
+        return Check(FAIL, "gpio", "gpio is enabled but gpiozero is not installed "
+                                   "(sudo apt install python3-gpiozero)")
+    return Check(OK, "gpio", f"button on BCM {gpio.button_pin}, {gpio.signal} on BCM "
+                             f"{gpio.signal_pin}")
+
+
+def run_checks(config: str | None = None, camera: bool = True,
+               model: Path | None = None) -> list[Check]:
+    from .config import calibration_path
+
+    first, settings = check_config(config)
+    checks = [first]
+    if settings is None:
+        return checks
+    cam = settings.camera
+    srv = settings.server
+    if camera:
+        checks.append(check_camera(cam.source, cam.size_wh()))
+    checks.append(check_model(model))
+    checks.append(check_calibration(calibration_path(settings), cam.source))
+    checks.append(check_disk(srv.data_dir))
+    checks.append(check_database(srv.data_dir, srv.db))
+    checks.append(check_time())
+    checks.append(check_gpio(settings.gpio))
+    return checks
+
+
+def _command():
+    import json as _json
+
+    import click
+
+    @click.command()
+    @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+                  help="The settings file the service uses (e.g. /etc/zatre/config.yaml).")
+    @click.option("--no-camera", is_flag=True,
+                  help="Skip the camera check (the camera is busy while the service runs).")
+    @click.option("--model", type=click.Path(dir_okay=False), default=None)
+    @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
+    def doctor(config_file, no_camera, model, as_json):
+        """Check camera, model, calibration, disk, database, clock and GPIO in plain words."""
+        checks = run_checks(config_file, camera=not no_camera,
+                            model=Path(model) if model else None)
+        failed = any(c.level == FAIL for c in checks)
+        if as_json:
+            click.echo(_json.dumps({"ok": not failed, "checks": [c.to_json() for c in checks]}))
+        else:
+            for c in checks:
+                click.echo(c.line())
+            click.echo("all good" if not failed else "something is wrong: see FAIL above",
+                       err=True)
+        if failed:
+            raise SystemExit(1)
+
+    return doctor
+
+
+doctor = _command()
