@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..match import Match, MatchError
+from .tracker import ALL_CELLS
 
 FIRST_TURN_TILES = 3
 TURN_TILES = 2
@@ -42,6 +43,9 @@ class MatchSink:
         if match.pending is not None:
             board.update(match.pending.placed)
         return board
+
+    def cells_of_interest(self) -> tuple[str, ...]:
+        return ALL_CELLS
 
     def pending_cells(self) -> set[str]:
         pending = self.match.pending

@@ -22,7 +22,7 @@ before any commit simply disappears from the new tiles.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -54,6 +54,11 @@ class TurnSink(Protocol):
 
     def pending_cells(self) -> set[str]:
         """Cells of the pending (flagged) turn, empty when none."""
+
+    def cells_of_interest(self) -> Iterable[str]:
+        """The cells to watch: the board's 193 (a card game: its layout and the free
+        positions around it). A cell missing from an observation's ``cells`` is empty
+        (so a card game's zero card, value 0, is a card like any other)."""
 
     def expected_tiles(self) -> int | None:
         """Tiles an ordinary turn places now (3 first turn, else 2); None when only
@@ -111,7 +116,7 @@ class TurnTracker:
         if not obs.board_found or not obs.read:
             return
         held = set(obs.held)
-        reads = {c: obs.cells.get(c, 0) for c in ALL_CELLS if c not in held}
+        reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
         self.votes.add(reads, held)
         self._check_lifted_pending()
         if self._end_requested and not self._unsettled_new():
@@ -131,7 +136,7 @@ class TurnTracker:
 
     def _check_lifted_pending(self) -> None:
         pending = self.sink.pending_cells()
-        if pending and any(self.votes.value(c) == 0 for c in pending):
+        if pending and any(self.votes.value(c) is None for c in pending):
             self.sink.reject_pending()
 
     def _maybe_auto_commit(self, obs: Observation) -> None:

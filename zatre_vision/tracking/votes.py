@@ -16,21 +16,22 @@ class VoteConfig:
 
 
 class CellVotes:
-    """The settled value of every cell seen so far (0 = empty).
+    """The settled value of every cell seen so far (None = empty).
 
-    Each still frame gives, per cell, a value (0 empty, 1..6), or nothing when the
-    cell is hidden or unsure: those cells keep their settled value (held, not read).
-    A cell settles on a value when its last ``settle`` reads agree.
+    Each still frame gives, per cell, a value (None when empty; a value otherwise,
+    which may be 0 for a card game's zero card), or nothing when the cell is hidden
+    or unsure: those cells keep their settled value (held, not read). A cell settles
+    on a value when its last ``settle`` reads agree.
     """
 
     def __init__(self, config: VoteConfig | None = None):
         self.config = config or VoteConfig()
-        self._reads: dict[str, deque[int]] = {}
-        self._settled: dict[str, int] = {}
+        self._reads: dict[str, deque[int | None]] = {}
+        self._settled: dict[str, int | None] = {}
 
-    def add(self, reads: Mapping[str, int], held: Iterable[str] = ()) -> None:
-        """One still frame: ``reads`` maps every readable cell to 0..6; ``held`` cells
-        (hidden or unsure) are skipped and keep their state."""
+    def add(self, reads: Mapping[str, int | None], held: Iterable[str] = ()) -> None:
+        """One still frame: ``reads`` maps every readable cell to its value or None
+        (empty); ``held`` cells (hidden or unsure) are skipped and keep their state."""
         held = set(held)
         for cell, value in reads.items():
             if cell in held:
@@ -45,16 +46,17 @@ class CellVotes:
 
     def settled(self) -> dict[str, int]:
         """Occupied cells whose value has settled."""
-        return {c: v for c, v in self._settled.items() if v}
+        return {c: v for c, v in self._settled.items() if v is not None}
 
-    def value(self, cell: str) -> int:
-        return self._settled.get(cell, 0)
+    def value(self, cell: str) -> int | None:
+        """The settled value of ``cell``; None when it is (or is taken to be) empty."""
+        return self._settled.get(cell)
 
     def unsettled(self) -> set[str]:
         """Cells whose latest reads disagree with their settled value."""
         out = set()
         for cell, q in self._reads.items():
-            if q and q[-1] != self._settled.get(cell, 0):
+            if q and q[-1] != self._settled.get(cell):
                 out.add(cell)
         return out
 
