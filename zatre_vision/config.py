@@ -72,6 +72,8 @@ class CameraSettings(_Section):
     #: Calibration file of a fixed camera (``zatre calibrate board`` or the dashboard's
     #: Calibration page). None: ``<data_dir>/calibration.json`` when that file exists.
     calibration: Path | None = None
+    #: The pip classifier (ONNX, card beside it). None: models/pips.onnx of the program.
+    model: Path | None = None
     #: Main stream size of the Pi camera (``WIDTHxHEIGHT``).
     size: str = Field("1280x960", pattern=r"^\d{3,4}x\d{3,4}$")
 

@@ -263,7 +263,7 @@ def run_checks(config: str | None = None, camera: bool = True,
     srv = settings.server
     if camera:
         checks.append(check_camera(cam.source, cam.size_wh()))
-    checks.append(check_model(model))
+    checks.append(check_model(model or cam.model))
     checks.append(check_calibration(calibration_path(settings), cam.source))
     checks.append(check_disk(srv.data_dir))
     checks.append(check_database(srv.data_dir, srv.db))

@@ -72,6 +72,8 @@ def _camera_pipeline(settings):
         try:
             return camera_service(table, source, players, seed=settings.camera.demo_seed,
                                   calibration=str(calibration_path(settings)),
+                                  model=str(settings.camera.model) if settings.camera.model
+                                  else None,
                                   size=settings.camera.size_wh())
         except (SourceError, CalibrationError) as exc:
             table.set_camera_status({"source": source, "state": "error", "message": str(exc)})

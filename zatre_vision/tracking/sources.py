@@ -7,12 +7,13 @@ OpenCV stream; an existing folder: its frames, as recorded (``zatre replay`` for
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..camera.base import FrameSource, SourceError
-from ..camera.folder import FolderSource
+from ..camera.folder import FolderSource, read_meta
 from ..camera.opencv_source import OpenCVSource
 from ..camera.picamera import Picamera2Source
 from ..camera.synthetic import SyntheticSource
@@ -39,11 +40,38 @@ def open_source(spec: str, players: Sequence[str] | None = None, seed: int | Non
         return OpenCVSource(spec, *size)
     path = Path(spec)
     if path.is_dir():
-        return FolderSource(path)
+        return RecordedGameSource(path)
     if path.is_file():
         return OpenCVSource(str(path), *size)
     raise SourceError(f"camera source {spec!r}: not demo, picamera2, a device number, a URL, "
                       "a video file or a folder of frames")
+
+
+class RecordedGameSource:
+    """A folder of frames as a camera, with the folder's ``events.jsonl`` (the players'
+    "end turn" presses) attached to their frames, so that a recorded game plays
+    through the camera service as it does through ``zatre replay``."""
+
+    def __init__(self, folder: Path):
+        self.inner = FolderSource(folder)
+        self.name = self.inner.name
+        self.events = read_meta(Path(folder)).events
+
+    def open(self) -> None:
+        self.inner.open()
+
+    def read(self):
+        frame = self.inner.read()
+        if frame is None:
+            return None
+        extra = self.events.get(frame.index)
+        return dataclasses.replace(frame, events=(*frame.events, *extra)) if extra else frame
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
 
 
 def model_available() -> bool:
