@@ -31,12 +31,21 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .card_table import (
+    CARDS,
+    CardMatchError,
+    TableCardMatch,
+    card_match_from_row,
+    card_pending_json,
+    is_card_record,
+)
 from .match import Match, MatchError
 from .store import Store
 
 SOURCES = ("camera", "manual", "demo")
+VARIANTS = ("board", CARDS)  # the board game; the card game (manual entry only)
 
-__all__ = ["Table", "Subscription", "MatchError", "draw_starter", "SOURCES"]
+__all__ = ["Table", "Subscription", "MatchError", "draw_starter", "SOURCES", "VARIANTS"]
 
 
 class Subscription:
@@ -114,7 +123,7 @@ class Table:
         self._closed = False
         self.boot = uuid.uuid4().hex[:8]
         self.version = 0
-        self.match: Match | None = None
+        self.match: Match | TableCardMatch | None = None
         self.match_id: int | None = None
         self.match_source: str | None = None
         self.tournament_id: int | None = None
@@ -196,7 +205,8 @@ class Table:
                     "winners": [], "held": {}}
         else:
             base = self.match.state()
-            base["held"] = self.match.held_tiles()
+            if not isinstance(self.match, TableCardMatch):
+                base["held"] = self.match.held_tiles()
             base["turns_played"] = len(self.match.turns)
         if self.camera.get("state") == "error":
             base["alerts"] = [*base["alerts"], {"kind": "camera", "reasons": [
@@ -221,6 +231,13 @@ class Table:
             return {} if self.match is None else self.match.board.to_dict()
 
     # -- changes ---------------------------------------------------------------------------------
+    @property
+    def variant(self) -> str | None:
+        """``"board"`` or ``"cards"`` for the current match (None: no match)."""
+        if self.match is None:
+            return None
+        return CARDS if isinstance(self.match, TableCardMatch) else "board"
+
     def _require_match(self) -> Match:
         if self.match is None:
             raise MatchError("no match at this table: start one in Setup")
@@ -231,6 +248,13 @@ class Table:
         m = self.match
         assert m is not None and self.match_id is not None
         pending = None
+        if isinstance(m, TableCardMatch):
+            self.store.save_match(self.match_id, record=m.to_record(),
+                                  pending=card_pending_json(m), finished=m.over,
+                                  totals=m.totals(), winners=m.winners() if m.over else [],
+                                  kind=kind, payload=payload, source=source,
+                                  turn_number=turn_number, snapshot=snapshot)
+            return
         if m.pending is not None:
             pending = {"player": m.pending.player, "placed": dict(m.pending.placed),
                        "hand": list(m.pending.hand) if m.pending.hand is not None else None}
@@ -247,7 +271,10 @@ class Table:
             m = self._require_match()
             backup = copy.deepcopy(m)
             try:
-                result = fn(m)
+                try:
+                    result = fn(m)
+                except CardMatchError as exc:  # the card game's one-line errors
+                    raise MatchError(str(exc)) from None
                 number = turn_number(m) if callable(turn_number) else turn_number
                 self._save(kind, payload, source, number, snapshot)
             except BaseException:
@@ -259,12 +286,25 @@ class Table:
     def new_match(self, players: Sequence[str], starter: str | None = None,
                   teams: Mapping[str, int] | None = None, *, source: str = "manual",
                   tournament_id: int | None = None, pairing: str | None = None,
-                  season: str | None = None) -> int:
-        """Start a new match at this table (the previous one stays in the records)."""
+                  season: str | None = None, variant: str = "board") -> int:
+        """Start a new match at this table (the previous one stays in the records).
+        ``variant="cards"``: a card game (2 to 4 players, manual entry)."""
         if source not in SOURCES:
             raise MatchError(f"unknown source {source!r}")
+        if variant not in VARIANTS:
+            raise MatchError(f"unknown game {variant!r} (board or cards)")
         players = [str(p).strip() for p in players]
-        match = Match(players, starter, dict(teams or {}))
+        if variant == CARDS:
+            if teams:
+                raise MatchError("the card game has no teams")
+            if not 2 <= len(players) <= 4:
+                raise MatchError("a card game needs 2 to 4 players")
+            try:
+                match = TableCardMatch(players, starter)
+            except CardMatchError as exc:
+                raise MatchError(str(exc)) from None
+        else:
+            match = Match(players, starter, dict(teams or {}))
         with self._lock:
             season = season or self.season or time.strftime("%Y")
             match_id = self.store.create_match(
@@ -313,18 +353,73 @@ class Table:
 
     def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
         # Match.set_cell also judges a flagged turn again on the corrected board
-        self._change("correction", lambda m: m.set_cell(cell, value),
+        def apply(m):
+            return m.set_card(cell, value) if isinstance(m, TableCardMatch) else m.set_cell(cell, value)
+
+        self._change("correction", apply,
                      {"cell": cell, "value": value}, source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual") -> None:
         tiles = list(tiles)
+        if isinstance(self.match, TableCardMatch):
+            raise MatchError("the card game has no held-back tiles")
         self._change("held", lambda m: m.declare_held(tiles, player),
                      {"tiles": tiles, "player": player}, source=source)
 
     def finish(self, minus: Mapping[str, int], source: str = "manual") -> None:
         minus = dict(minus)
+        if isinstance(self.match, TableCardMatch):
+            if any(minus.values()):
+                raise MatchError("the card game has no minus points")
+            self._change("finish", lambda m: m.finish(), {}, source=source)
+            return
         self._change("finish", lambda m: m.finish(minus), {"minus": minus}, source=source)
+
+    # -- the card game ---------------------------------------------------------------------------
+    def _require_cards(self) -> TableCardMatch:
+        m = self._require_match()
+        if not isinstance(m, TableCardMatch):
+            raise MatchError("this table plays the board game, not the card game")
+        return m
+
+    def show_hand(self, hand: Sequence[int] | None = None, player: str | None = None,
+                  source: str = "manual") -> dict:
+        """Card game: the player cannot lay a card, shows the hand and takes three new
+        cards; the same player goes on. Returns the turn's verdict as JSON."""
+        self._require_cards()
+        payload = {"placed": {}, "hand": list(hand) if hand is not None else None,
+                   "player": player, "show_hand": True}
+
+        def apply(m: TableCardMatch):
+            result = m.show_hand(hand, player)
+            payload["legal"] = result.legal
+            payload["violations"] = [v.to_json() for v in result.violations]
+            return result
+
+        with self._lock:
+            result = self._change("turn", apply, payload, source=source,
+                                  turn_number=lambda m: len(m.turns) + (m.pending is not None))
+            return {"player": self.match.turns[-1].player if result.legal
+                    else self.match.pending.player, **result.to_json()}
+
+    def pass_turn(self, player: str | None = None, source: str = "manual") -> None:
+        """Card game: no card of the stack fits; the next seat plays."""
+        self._require_cards()
+        payload = {"placed": {}, "player": player, "pass": True}
+
+        def apply(m: TableCardMatch):
+            result = m.pass_turn(player)
+            payload["legal"] = result.legal
+            payload["violations"] = [v.to_json() for v in result.violations]
+
+        self._change("turn", apply, payload, source=source,
+                     turn_number=lambda m: len(m.turns) + (m.pending is not None))
+
+    def end_round(self, source: str = "manual") -> None:
+        """Card game: end a blocked round early (the next turn starts a new layout)."""
+        self._require_cards()
+        self._change("end-round", lambda m: m.end_round(), {}, source=source)
 
     def set_camera_status(self, status: Mapping[str, Any]) -> None:
         """Camera pipeline health: ``{"state": "ok"|"no-board"|"moving"|"error"|"off",
@@ -339,8 +434,10 @@ class Table:
             self._publish()
 
 
-def match_from_row(row: Mapping[str, Any]) -> Match:
+def match_from_row(row: Mapping[str, Any]) -> Match | TableCardMatch:
     """Rebuild a stored match exactly: its record, finished flag and pending turn."""
+    if is_card_record(row["record"]):
+        return card_match_from_row(row)
     match = Match.from_record(row["record"], finished=bool(row["finished"]))
     pending = row.get("pending")
     if pending and not match.finished:

@@ -284,6 +284,7 @@
 
     function apply(next) {
       if (!next) return;
+      if (next.variant === "cards") { window.location.reload(); return; } // cards.js draws card games
       if (state && next.boot === state.boot && next.version < state.version) return;
       state = next;
       render();
@@ -427,8 +428,9 @@
 
   window.Zatre = { renderBoard, renderSheets, post };
   const page = document.body.dataset.page;
-  if (page === "table" || page === "sheet") tableView();
-  else if (page === "history" && $("#steps-data")) replayView();
+  const cards = !!$("[data-cards]"); // a card game: cards.js draws the page
+  if ((page === "table" || page === "sheet") && !cards) tableView();
+  else if (page === "history" && $("#steps-data") && !cards) replayView();
   else if (page === "setup") setupView();
-  if (page !== "table" && page !== "sheet" && $("#live")) $("#live").hidden = true;
+  if (((page !== "table" && page !== "sheet") || cards) && $("#live")) $("#live").hidden = true;
 })();

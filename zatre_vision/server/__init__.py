@@ -60,13 +60,14 @@ def create_app(config: Settings, table: Table, store: Store,
     app.extensions["zatre"] = ZatreContext(config, table, store,
                                            PinGuard(store, table.name, config.server.pin), camera)
 
-    from . import admin, api, calibration, pages, stream
+    from . import admin, api, calibration, cards, pages, stream
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(admin.bp)
     app.register_blueprint(calibration.bp)
+    app.register_blueprint(cards.bp)
 
     @app.context_processor
     def _globals():

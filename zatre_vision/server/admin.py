@@ -82,6 +82,10 @@ def _setup_with_pin(data):
 
 
 def _start_match(data: dict):
+    from . import cards
+
+    if cards.game_choice(data) == "cards":
+        return cards.start_card_match(data)
     players = forms.player_names(data.get("players[]") or data.get("players"))
     source = forms.camera_source(data.get("camera"))
     teams: dict[str, int] = {}

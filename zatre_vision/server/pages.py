@@ -9,6 +9,7 @@ import json
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from ..rules.board import LIGHT, NAMES, START, row_col
+from . import cards
 from .api import PER_PAGE, page_arg
 from .records import (
     export_csv,
@@ -41,6 +42,10 @@ def _json(obj) -> str:
     return json.dumps(obj, ensure_ascii=False).replace("</", "<\\/")
 
 
+def _cards(row: dict) -> bool:
+    return row["record"].get("variant") == "cards"
+
+
 def _match(match_id: int) -> dict:
     row = ctx().store.get_match(match_id)
     if row is None:
@@ -51,6 +56,8 @@ def _match(match_id: int) -> dict:
 @bp.get("/")
 def table():
     state = ctx().table.state()
+    if state.get("variant") == "cards":
+        return cards.table_page(state, "table")
     return render_template("table.html", state_json=_json(state), cells_json=_json(board_cells()),
                            state=state, page="table")
 
@@ -58,6 +65,8 @@ def table():
 @bp.get("/sheet")
 def sheet():
     state = ctx().table.state()
+    if state.get("variant") == "cards":
+        return cards.table_page(state, "sheet")
     return render_template("sheet.html", state_json=_json(state), state=state, page="sheet",
                            cells_json=_json(board_cells()))
 
@@ -87,6 +96,8 @@ def history():
 @bp.get("/matches/<int:match_id>")
 def match(match_id: int):
     row = _match(match_id)
+    if _cards(row):
+        return cards.match_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
     events = ctx().store.events(match_id)
     return render_template("match.html", page="history", match=match_summary(row),
@@ -97,6 +108,8 @@ def match(match_id: int):
 @bp.get("/matches/<int:match_id>/print")
 def print_sheet(match_id: int):
     row = _match(match_id)
+    if _cards(row):
+        return cards.print_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
     return render_template("print.html", match=match_summary(row), sheets=steps[-1]["sheets"])
 
@@ -111,7 +124,9 @@ def export_json(match_id: int):
 
 @bp.get("/matches/<int:match_id>/export.csv")
 def export_csv_view(match_id: int):
-    return Response(export_csv(_match(match_id)), mimetype="text/csv",
+    row = _match(match_id)
+    text = cards.export_card_csv(row) if _cards(row) else export_csv(row)
+    return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition":
                              f'attachment; filename="zatre-match-{match_id}.csv"'})
 

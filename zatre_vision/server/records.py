@@ -27,6 +27,7 @@ def match_summary(row: dict) -> dict:
         "winner": (row["winners"][0] if len(row["winners"]) == 1 else row["winners"])
         if row["finished"] else None,
         "tournament_id": row.get("tournament_id"),
+        "variant": (row.get("record") or {}).get("variant", "board"),
     }
 
 
@@ -75,6 +76,8 @@ def rankings(rows: list[dict]) -> list[dict]:
     for row in rows:
         if not row["finished"] or len(row["players"]) < 2:
             continue
+        if (row.get("record") or {}).get("variant", "board") != "board":
+            continue  # rankings are for the board game; card games are in the History
         totals = row["totals"]
         for p in row["players"]:
             a = acc[p]
