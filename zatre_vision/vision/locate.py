@@ -32,7 +32,7 @@ STRATEGIES = ("direct", "profile", "ridge")
 MIN_POLISH_INLIERS = 150
 POLISH_ROUNDS = (0.25, 0.12, 0.06)
 #: line contrast above which no other strategy is tried
-GOOD_ENOUGH = 0.86
+GOOD_ENOUGH = 0.95
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from .cells import CROP, PPC
 MIN_AREA = max(2, int(0.25 * np.pi * (0.08 * PPC) ** 2))
 MAX_AREA = int(np.pi * (0.16 * PPC) ** 2)
 _INNER = np.zeros((CROP, CROP), np.uint8)
-_r = int(round(0.36 * PPC))
+_r = int(round(0.33 * PPC))
 cv2.rectangle(_INNER, (CROP // 2 - _r, CROP // 2 - _r), (CROP // 2 + _r - 1, CROP // 2 + _r - 1),
               1, -1)
 
@@ -28,7 +28,7 @@ def count_pips(crop: np.ndarray) -> int:
     tile = float(np.percentile(centre, 80))
     if tile < 0.45:
         return 0
-    dark = ((c < 0.62 * tile) & (_INNER > 0)).astype(np.uint8)
+    dark = ((c < 0.55 * tile) & (_INNER > 0)).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA]
     k = int(((areas >= MIN_AREA) & (areas <= MAX_AREA)).sum())

@@ -25,7 +25,11 @@ from .pips import count_pips
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
 #: Below this top-class probability a cell is uncertain.
-MIN_CONFIDENCE = 0.9
+MIN_CONFIDENCE = 0.6
+#: Below this probability a disagreeing classical pip count also makes a cell uncertain.
+#: (The blob counter is a weak judge on blurred photos, about 50 % right on its own, so
+#: it may only veto cells the CNN is not nearly sure of.)
+VETO_CONFIDENCE = 0.95
 
 
 @dataclass
@@ -126,10 +130,10 @@ class BoardReader:
                 uncertain.append(name)
                 continue
             doubt = conf[i] < self.min_confidence
-            if c > 0:
+            if c > 0 and conf[i] < VETO_CONFIDENCE:
                 counts[i] = count_pips(cr[i])
                 # the classical count abstains when it sees no plausible tile (0 or -1)
-                if counts[i] > 0 and counts[i] != c:
+                if counts[i] > 0 and counts[i] != c and conf[i] < VETO_CONFIDENCE:
                     doubt = True
             if doubt:
                 uncertain.append(name)

@@ -1,0 +1,81 @@
+"""Saved calibration: round trip, the cheap moved check, bad files; ArUco markers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from zatre_vision.vision.calibration import (
+    Calibration,
+    CalibrationError,
+    board_moved,
+    make_calibration,
+)
+from zatre_vision.vision.locate import locate
+from zatre_vision.vision.markers import MARKER_CENTRES, locate_with_markers, marker_image
+
+
+@pytest.fixture(scope="module")
+def located(photos):
+    img = cv2.imread(str(photos["some"][0]))
+    res = locate(img)
+    assert res.found
+    return img, res.model
+
+
+def test_round_trip(located, tmp_path):
+    img, model = located
+    cal = make_calibration(img, model)
+    cal.save(tmp_path / "c.json")
+    back = Calibration.load(tmp_path / "c.json")
+    assert np.allclose(back.model.homography, model.homography)
+    assert back.model.k == pytest.approx(model.k)
+    assert back.line_score == pytest.approx(cal.line_score, abs=1e-4)
+
+
+def test_board_moved(located):
+    img, model = located
+    cal = make_calibration(img, model)
+    assert not board_moved(img, cal)
+    shift = 0.4 * model.cell_size_px()
+    moved = cv2.warpAffine(img, np.float32([[1, 0, shift], [0, 1, shift]]),
+                           (img.shape[1], img.shape[0]))
+    assert board_moved(moved, cal)
+    # a scaled copy of the same frame still matches
+    half = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    assert cal.model_for(half.shape[1], half.shape[0]).width == half.shape[1]
+
+
+@pytest.mark.parametrize("text", ["", "{", '{"version": 1}', '{"version": 2, "homography": []}'])
+def test_bad_files(tmp_path, text):
+    p = tmp_path / "bad.json"
+    p.write_text(text)
+    with pytest.raises(CalibrationError):
+        Calibration.load(p)
+
+
+def test_markers(photos):
+    img = cv2.imread(str(photos["hand"][0]))
+    truth = photos["hand"][1]
+    h = np.array(truth["homography"])
+    side = 1.4  # marker side, cells
+    for i, (u, v) in enumerate(MARKER_CENTRES):
+        mk = marker_image(i, 120)
+        mk = cv2.copyMakeBorder(mk, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255)
+        n = mk.shape[0]
+        s = side * 160 / 120
+        src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+        grid = np.float64([[u - s / 2, v - s / 2], [u + s / 2, v - s / 2],
+                           [u + s / 2, v + s / 2], [u - s / 2, v + s / 2]])
+        dst = cv2.perspectiveTransform(grid[None], h)[0].astype(np.float32)
+        m = cv2.getPerspectiveTransform(src, dst)
+        warped = cv2.warpPerspective(cv2.cvtColor(mk, cv2.COLOR_GRAY2BGR), m,
+                                     (img.shape[1], img.shape[0]), borderValue=(0, 0, 0))
+        mask = cv2.warpPerspective(np.full((n, n), 255, np.uint8), m,
+                                   (img.shape[1], img.shape[0]))
+        img[mask > 0] = warped[mask > 0]
+    res = locate_with_markers(img)
+    assert res.model is not None
+    err = np.linalg.norm(res.model.corners() - np.array(truth["corners"]), axis=1).max()
+    assert err < 0.25 * res.model.cell_size_px()

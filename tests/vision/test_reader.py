@@ -1,0 +1,73 @@
+"""The reader on real rendered photos: location accuracy, cells, hands, empty and full."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from zatre_vision.vision.geometry import CELL_NAMES
+
+
+def _corner_error_cells(res, truth) -> float:
+    err = np.linalg.norm(np.array(res.corners) - np.array(truth["corners"]), axis=1).max()
+    return float(err / res.model.cell_size_px())
+
+
+@pytest.mark.parametrize(("kind", "tolerance"),
+                         [("empty", 0.25), ("some", 0.25), ("hand", 0.25),
+                          # a full board hides the lines: the fit follows the tile tops,
+                          # which parallax shifts by ~0.1 cell, and the corners are
+                          # extrapolated beyond the cross
+                          ("full", 0.35)])
+def test_corners_within_a_fraction_of_a_cell(photos, reader, kind, tolerance):
+    path, truth = photos[kind]
+    res = reader.read(cv2.imread(str(path)))
+    assert res.board_found
+    assert _corner_error_cells(res, truth) < tolerance
+
+
+def test_empty_board_has_no_tiles(photos, reader):
+    res = reader.read(cv2.imread(str(photos["empty"][0])))
+    assert res.cells == {}
+    assert len(res.uncertain) <= 2
+
+
+def test_full_board(photos, reader):
+    path, truth = photos["full"]
+    res = reader.read(cv2.imread(str(path)))
+    wrong = [n for n, v in res.cells.items() if truth["cells"][n] != v]
+    assert not wrong
+    assert len(res.cells) >= 0.95 * 193
+
+
+def test_hand_over_board(photos, reader):
+    path, truth = photos["hand"]
+    res = reader.read(cv2.imread(str(path)))
+    hidden = set(truth["hidden"])
+    assert hidden, "the test photo should have a hand over the board"
+    # no hidden cell is reported as a tile, and most hidden cells are flagged
+    assert not hidden & set(res.cells)
+    assert len(hidden & set(res.uncertain)) >= 0.8 * len(hidden)
+    visible = {n: v for n, v in truth["cells"].items() if n not in hidden}
+    right = sum(res.cells.get(n) == v for n, v in visible.items())
+    assert right >= 0.9 * len(visible)
+    assert set(res.occluded) <= set(res.uncertain)
+
+
+def test_per_cell_outputs_for_the_tracker(photos, reader):
+    res = reader.read(cv2.imread(str(photos["some"][0])))
+    assert res.probabilities.shape == (193, 8)
+    assert np.allclose(res.probabilities.sum(axis=1), 1, atol=1e-5)
+    assert res.classes.shape == (193,)
+    assert len(CELL_NAMES) == 193
+
+
+def test_large_and_small_frames(photos, reader):
+    img = cv2.imread(str(photos["some"][0]))
+    small = reader.read(cv2.resize(img, (640, 480), interpolation=cv2.INTER_AREA))
+    assert small.board_found
+    big = reader.read(cv2.resize(img, (1920, 1440)))
+    assert big.board_found
+    ref = reader.read(img)
+    assert np.allclose(np.array(big.corners) / 2, np.array(ref.corners), atol=2.0)
