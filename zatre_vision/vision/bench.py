@@ -31,13 +31,14 @@ def _truth_labels(truth: dict) -> np.ndarray:
 
 
 def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
-                         seed: int = BENCH_SEED, progress: bool = True) -> dict:
+                         seed: int = BENCH_SEED, progress: bool = True,
+                         wide: bool = True) -> dict:
     from ..synth.config import SynthConfig
     from ..synth.photos import render_photo
     from ..synth.scene import Renderer
 
     cv2.setNumThreads(1)
-    cfg = SynthConfig.wide()
+    cfg = SynthConfig.wide() if wide else SynthConfig()
     renderer = Renderer(cfg, seed, *SIZE)
     games: dict = {}
     reader = BoardReader(model_path, threads=1)
@@ -45,6 +46,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     corner_err: list[float] = []
     times: list[float] = []
     visible = wrong = unsure = 0
+    visible_found = wrong_found = 0
     boards_exact = boards_exact_lenient = 0
     hidden_total = hidden_flagged = 0
     cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
@@ -87,6 +89,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         visible += n_vis
         wrong += w
         unsure += u
+        visible_found += n_vis
+        wrong_found += w
         boards_exact += int(w == 0 and u == 0)
         boards_exact_lenient += int(w == 0)
         if w or u:
@@ -103,7 +107,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     ms = np.array(times)
     ce = np.array(corner_err) if corner_err else np.zeros(1)
     res = {
-        "set": {"photos": photos, "seed": seed, "config": "SynthConfig.wide()",
+        "set": {"photos": photos, "seed": seed,
+                "config": "SynthConfig.wide()" if wide else "SynthConfig() (training ranges)",
                 "size": list(SIZE), "photos_with_board": n_board,
                 "photos_without_board": photos - n_board},
         "board_found_rate": round(n_found / max(n_board, 1), 5),
@@ -117,6 +122,11 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "wrong_rate": round(wrong / max(visible, 1), 6),
             "uncertain_rate": round(unsure / max(visible, 1), 6),
             "strict_error_rate": round((wrong + unsure) / max(visible, 1), 6),
+            "found_boards_only": {
+                "visible_cells": visible_found, "wrong": wrong_found,
+                "wrong_rate": round(wrong_found / max(visible_found, 1), 6),
+                "uncertain_rate": round(unsure / max(visible_found, 1), 6),
+                "strict_error_rate": round((wrong_found + unsure) / max(visible_found, 1), 6)},
             "hidden_cells": hidden_total,
             "hidden_flagged_uncertain": round(hidden_flagged / max(hidden_total, 1), 4),
             "definition": "over all 193 cells of every photo with a board, except cells "

@@ -546,7 +546,7 @@ def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy:
 FIT_CELL_PX = 22.0
 
 
-def locate(image: np.ndarray, min_score: float = 0.75) -> LocateResult:
+def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:
     """Find the board in a BGR or grey image of any size."""
     grey = to_grey(image)
     h, w = grey.shape
