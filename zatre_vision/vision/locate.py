@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import CARDBOARD, GRID_EDGES, GridModel, dlt_homography
+from .geometry import CARDBOARD, GRID_CORNERS, GRID_EDGES, GridModel, dlt_homography
 
 #: Working size of the coarse step (longer side, pixels).
 COARSE_SIDE = 320
@@ -38,8 +38,11 @@ GOOD_ENOUGH = 0.95
 @dataclass(frozen=True)
 class LocateResult:
     model: GridModel | None
-    score: float              # fraction of sampled grid segments with a line found
+    score: float              # line contrast of the fit (0: no grid, ~0.95: perfect)
     inliers: int
+    #: every accepted fit, best score first (the reader may prefer one whose cells
+    #: the classifier reads more confidently)
+    candidates: tuple[tuple[GridModel, float], ...] = ()
 
     @property
     def found(self) -> bool:
@@ -546,6 +549,25 @@ def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy:
 FIT_CELL_PX = 22.0
 
 
+def upright(model: GridModel) -> GridModel:
+    """The same grid, its corners relabelled so the top edge (TL -> TR) runs left to right
+    within 45 degrees of horizontal (contracts.md: board upright within 45 degrees)."""
+    c = model.corners()
+    for s in range(4):
+        d = c[(s + 1) % 4] - c[s]
+        ang = np.degrees(np.arctan2(d[1], d[0]))
+        if -45.0 < ang <= 45.0:
+            break
+    else:
+        return model
+    if s == 0:
+        return model
+    src = GRID_CORNERS.astype(np.float32)
+    dst = np.roll(GRID_CORNERS, -s, axis=0).astype(np.float32)
+    t = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    return GridModel(model.homography @ t, model.k, model.width, model.height)
+
+
 def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:
     """Find the board in a BGR or grey image of any size."""
     grey = to_grey(image)
@@ -560,24 +582,31 @@ def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:
     sh, sw = small.shape
     smooth = presmooth(small, _initial_models(quads[0] * [sw / w, sh / h], sw, sh)[0])
     ridge_small = cv2.GaussianBlur(small, (0, 0), 0.7).astype(np.float32)
-    best: tuple[GridModel, float] | None = None
+    fits: list[tuple[GridModel, float]] = []
     for quad in quads:
         m0 = _initial_models(quad * [sw / w, sh / h], sw, sh)[0]
         for strategy in STRATEGIES:
             r = fit_grid(smooth, ridge_small, m0, strategy)
-            if r is not None and (best is None or r[1] > best[1]):
-                best = r
-            if best is not None and best[1] > GOOD_ENOUGH:
+            if r is not None:
+                fits.append(r)
+            if r is not None and r[1] > GOOD_ENOUGH:
                 break
-        if best is not None and best[1] > min_score:
+        if fits and max(r[1] for r in fits) > min_score:
             break
-    if best is None or best[1] < min_score:
-        return LocateResult(None, 0.0 if best is None else best[1], 0)
-    model = best[0]
-    if f != 1.0:
-        model = GridModel(np.diag([w / sw, h / sh, 1.0]) @ model.homography, model.k, w, h)
-        r = refine(cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32), model,
-                   rounds=(0.12, 0.06))
-        if r is not None and r[2] >= MIN_POLISH_INLIERS:
-            model = r[0]
-    return LocateResult(model, best[1], 0)
+    fits = sorted((r for r in fits if r[1] >= min_score), key=lambda r: -r[1])
+    if not fits:
+        return LocateResult(None, 0.0, 0)
+    full = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32) if f != 1.0 else None
+    out: list[tuple[GridModel, float]] = []
+    for model, score in fits:
+        if full is not None:
+            model = GridModel(np.diag([w / sw, h / sh, 1.0]) @ model.homography, model.k, w, h)
+            r = refine(full, model, rounds=(0.12, 0.06))
+            if r is not None and r[2] >= MIN_POLISH_INLIERS:
+                model = r[0]
+        model = upright(model)
+        if any(np.abs(model.corners() - m.corners()).max() < 0.05 * model.cell_size_px()
+               for m, _ in out):
+            continue  # the same fit found twice
+        out.append((model, score))
+    return LocateResult(out[0][0], out[0][1], 0, tuple(out))

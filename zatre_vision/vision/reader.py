@@ -17,7 +17,7 @@ import numpy as np
 from .calibration import Calibration, board_moved
 from .cells import crops, model_maps, normalise, rectify_board
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
-from .geometry import CELL_NAMES, GridModel
+from .geometry import CELL_NAMES, IS_LIGHT, GridModel
 from .locate import locate
 from .markers import locate_with_markers
 from .pips import count_pips
@@ -30,6 +30,10 @@ MIN_CONFIDENCE = 0.6
 #: (The blob counter is a weak judge on blurred photos, about 50 % right on its own, so
 #: it may only veto cells the CNN is not nearly sure of.)
 VETO_CONFIDENCE = 0.95
+#: median brightness (board bright level = 1) of a dark cell's middle that means a tile
+TILE_BRIGHT = 0.6
+#: at most this many of the locator's fits are read and compared
+MAX_CANDIDATES = 3
 
 
 @dataclass
@@ -61,6 +65,12 @@ class ReadResult:
         return d
 
 
+def looks_like_tile(crop: np.ndarray) -> bool:
+    """A cheap check on a dark (not x2) cell: is its middle mostly bright like a tile?"""
+    c = crop.shape[0] // 2
+    return float(np.median(crop[c - 6:c + 6, c - 6:c + 6])) > TILE_BRIGHT
+
+
 def _reading_key(name: str) -> tuple[int, int]:
     return int(name[1:]), ord(name[0])
 
@@ -75,19 +85,25 @@ class BoardReader:
         self.min_confidence = min_confidence
 
     # -- geometry ----------------------------------------------------------------------
-    def _model(self, work: np.ndarray) -> tuple[GridModel | None, float, str]:
+    def _models(self, work: np.ndarray) -> tuple[list[tuple[GridModel, float]], str]:
+        """Candidate grid models (best first) and where they came from."""
         h, w = work.shape[:2]
         if self.calibration is not None:
             frame = self.calibration.undistort(work)
             if not board_moved(frame, self.calibration):
-                return self.calibration.model_for(w, h), self.calibration.line_score, \
+                return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
                     "calibration"
         if self.markers:
             r = locate_with_markers(work)
             if r.found:
-                return r.model, r.score, "markers"
+                return [(r.model, r.score)], "markers"
         r = locate(work)
-        return r.model, r.score, "locate"
+        return list(r.candidates[:MAX_CANDIDATES]), "locate"
+
+    def _read_cells(self, grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, np.ndarray]:
+        board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
+        cr = crops(board)
+        return cr, self.classifier.probabilities(cr)
 
     # -- reading -----------------------------------------------------------------------
     def read(self, image: np.ndarray) -> ReadResult:
@@ -98,14 +114,19 @@ class BoardReader:
                                                  interpolation=cv2.INTER_AREA)
         if self.calibration is not None and self.calibration.camera_matrix is not None:
             work = self.calibration.undistort(work)
-        model, score, source = self._model(work)
-        if model is None:
+        candidates, source = self._models(work)
+        if not candidates:
             return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
-                              locate_score=score, source=source)
+                              source=source)
         grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-        board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
-        cr = crops(board)
-        probs = self.classifier.probabilities(cr)
+        # several fits: keep the one whose cells the classifier reads most confidently
+        best = None
+        for model, score in candidates:
+            cr, probs = self._read_cells(grey, model)
+            quality = float(np.mean(np.log(probs.max(axis=1) + 1e-6)))
+            if best is None or quality > best[0]:
+                best = (quality, model, score, cr, probs)
+        _, model, score, cr, probs = best
         result = self.decide(cr, probs)
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
                           for x, y in model.corners()]
@@ -130,6 +151,8 @@ class BoardReader:
                 uncertain.append(name)
                 continue
             doubt = conf[i] < self.min_confidence
+            if c == 0 and not IS_LIGHT[i] and looks_like_tile(cr[i]):
+                doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
             if c > 0 and conf[i] < VETO_CONFIDENCE:
                 counts[i] = count_pips(cr[i])
                 # the classical count abstains when it sees no plausible tile (0 or -1)
