@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .rules.seats import checked_starter
 from .rules.variants.cards import (
     CARD_RULES,
     CardLayout,
@@ -78,16 +79,7 @@ class CardMatch:
     _replayed: CardReplayState | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if not 1 <= len(self.players) <= 4:
-            raise CardMatchError("a card game needs 1 to 4 players")
-        if len(set(self.players)) != len(self.players):
-            raise CardMatchError("player names must be different")
-        if any(not isinstance(p, str) or not p.strip() for p in self.players):
-            raise CardMatchError("player names must not be empty")
-        if self.starter is None:
-            self.starter = self.players[0]
-        if self.starter not in self.players:
-            raise CardMatchError(f"unknown starting player {self.starter!r}")
+        self.starter = checked_starter(self.players, self.starter, 4, CardMatchError)
 
     # -- derived state ---------------------------------------------------------------------------
     def record(self) -> CardRecord:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from .rules.board import CELL_SET, grid_index
 from .rules.moves import cell_hints
 from .rules.record import GameRecord, RecordTurn, ReplayState, parse_record, run_replay
+from .rules.seats import checked_starter
 from .rules.tiles import TILE_COUNT, is_tile_value
 from .rules.turn import TurnResult, check_turn
 
@@ -56,16 +57,8 @@ class Match:
     _replayed: ReplayState | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if not 1 <= len(self.players) <= 6:
-            raise MatchError("a match needs 1 to 6 players or teams")
-        if len(set(self.players)) != len(self.players):
-            raise MatchError("player names must be different")
-        if any(not isinstance(p, str) or not p.strip() for p in self.players):
-            raise MatchError("player names must not be empty")
-        if self.starter is None:
-            self.starter = self.players[0]
-        if self.starter not in self.players:
-            raise MatchError(f"unknown starting player {self.starter!r}")
+        self.starter = checked_starter(self.players, self.starter, 6, MatchError,
+                                       "players or teams")
 
     # -- derived state -------------------------------------------------------------------
     def record(self) -> GameRecord:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .board import DOWN, NAMES, RIGHT, START, Board
+from .board import NAMES, START, Board
 from .search import (
     Placement,
     iter_placements,
     largest_placeable,
+    neighbour_sums,
     placement_nonscoring_light,
 )
 from .sheet import SUMS, ScoreSheet, printed_bonus
@@ -50,19 +51,7 @@ def legal_placements(board: Board, hand: Sequence[int],
 
 def max_value_at(values: list[int], index: int) -> int:
     """The largest tile (0..6) that fits on empty cell ``index`` by the 12 limit alone."""
-    worst = 0
-    for step in (RIGHT, DOWN):
-        s = 0
-        j = index - step
-        while values[j]:
-            s += values[j]
-            j -= step
-        j = index + step
-        while values[j]:
-            s += values[j]
-            j += step
-        worst = max(worst, s)
-    return max(0, min(6, 12 - worst))
+    return max(0, min(6, 12 - max(neighbour_sums(values, index))))
 
 
 def cell_hints(board: Board) -> dict[str, int]:

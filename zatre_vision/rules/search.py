@@ -20,10 +20,12 @@ from .board import DOWN, LIGHT, NEIGHBOURS, RIGHT, START, Board
 Placement = tuple[tuple[int, int], ...]
 
 
-def fits(values: list[int], index: int) -> bool:
-    """True when the tile at ``index`` leaves its row and column at 12 or less."""
+def neighbour_sums(values: list[int], index: int) -> tuple[int, int]:
+    """Sums of the tiles touching ``index`` in a run along its row and its column (the
+    cell itself not counted)."""
+    sums = []
     for step in (RIGHT, DOWN):
-        s = values[index]
+        s = 0
         j = index - step
         while values[j]:
             s += values[j]
@@ -32,9 +34,13 @@ def fits(values: list[int], index: int) -> bool:
         while values[j]:
             s += values[j]
             j += step
-        if s > 12:
-            return False
-    return True
+        sums.append(s)
+    return sums[0], sums[1]
+
+
+def fits(values: list[int], index: int) -> bool:
+    """True when the tile at ``index`` leaves its row and column at 12 or less."""
+    return values[index] + max(neighbour_sums(values, index)) <= 12
 
 
 def in_scoring_line(values: list[int], index: int) -> bool:
