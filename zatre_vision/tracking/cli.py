@@ -27,9 +27,10 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
     rules and sheets, as the camera service would, and print the result: the `zatre
     score` output plus the frame at which each turn was committed."""
     from ..vision.cli import _reader
+    from .fixed_camera import FixedCameraReader
     from .replay import replay_folder
 
-    reader = _reader(model, calibration, markers)
+    reader = FixedCameraReader(_reader(model, calibration, markers))
     try:
         result = replay_folder(folder, reader, progress=progress)
     except SourceError as exc:
