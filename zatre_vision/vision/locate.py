@@ -28,6 +28,8 @@ COARSE_SIDE = 320
 #: Grid-fit search windows (half-width, cells), one per round.
 ROUNDS = (0.15, 0.08)
 K_RANGE = (-0.3, 0.06)  # radial term; barrel lenses have k < 0 here
+#: about this many matches are used in the search for the radial term
+K_SEARCH_POINTS = 400
 STRATEGIES = ("direct", "profile", "ridge")
 MIN_POLISH_INLIERS = 150
 POLISH_ROUNDS = (0.25, 0.12, 0.06)
@@ -229,7 +231,11 @@ def fit_model(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int
     if h is None or inl is None or inl.sum() < 12:
         return None
     inl = inl.ravel().astype(bool)
-    g, ip = grid_pts[inl], img_pts[inl]
+    g_all, ip_all = grid_pts[inl], img_pts[inl]
+    # the radial term is searched on an even subset of the inliers (a few hundred points
+    # pin it down as well), the final model is fitted to all of them
+    sub = max(1, len(g_all) // K_SEARCH_POINTS)
+    g, ip = g_all[::sub], ip_all[::sub]
 
     def evaluate(k: float) -> tuple[float, GridModel] | None:
         m = GridModel(np.eye(3), float(k), width, height)
@@ -257,6 +263,12 @@ def fit_model(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int
             step /= 2
             if step < 0.004:
                 break
+    if sub > 1:
+        g, ip = g_all, ip_all
+        final = evaluate(k)
+        if final is None:
+            return None
+        best = final
     model = best[1]
     err = np.linalg.norm(model.to_image(grid_pts) - img_pts, axis=1)
     return model, err < thresh_px
