@@ -216,3 +216,18 @@ def test_the_tracker_takes_any_position_keys_and_counts_a_zero_as_a_card():
     table["1,1"] = 0
     still(4)
     assert sink.turns == [{"0,0": 0, "1,0": 5}, {"1,1": 0}]
+
+
+def test_a_pass_right_after_a_confirmed_automatic_commit_is_a_turn():
+    """Ben's turn commits by itself and Ben presses "end turn" (a confirmation); Ann,
+    who cannot place anything, presses it half a second later: that is her pass."""
+    f = Feed(FIRST)
+    f.put("G8", 1)
+    f.still(1)
+    f.put("F8", 1)
+    f.still(4)
+    f.tracker.end_turn()  # Ben confirms
+    f.still(3)
+    f.tracker.end_turn()  # Ann passes
+    assert f.committed == [{"G8": 1, "F8": 1}, {}]
+    assert [t.player for t in f.match.turns] == ["Ann", "Ben", "Ann"]

@@ -10,8 +10,8 @@ have settled. New tiles are the settled tiles that the table does not have yet
   turn, otherwise two), no hand is over the board, and the board has been still for
   ``commit_still_s``;
 - on ``end_turn`` (a button, the dashboard, the keyboard), whatever is new, for turns
-  with held-back tiles; an ``end_turn`` with nothing new right after an automatic
-  commit only confirms it, later it commits an empty turn (a pass);
+  with held-back tiles; the first ``end_turn`` with nothing new right after an
+  automatic commit only confirms it, any other one commits an empty turn (a pass);
 - ``undo`` takes back the last commit and disarms the automatic commit until the
   board moves again, so the same tiles are not committed straight back.
 
@@ -102,6 +102,7 @@ class TurnTracker:
         self._last_motion_time = 0.0
         self._last_commit_time: float | None = None
         self._end_requested = False
+        self._unconfirmed_auto = False
         self._auto_armed = True
         self._last_frame = 0
         self._last_time = 0.0
@@ -159,16 +160,18 @@ class TurnTracker:
             return
         self.commits.append(CommitLog(self._last_frame, self._last_time, placed, reason, legal))
         self._last_commit_time = self._last_time
+        self._unconfirmed_auto = reason == "auto"
 
     # -- events ------------------------------------------------------------------------
     def end_turn(self) -> None:
         """The player says the turn is over."""
-        recent = (self._last_commit_time is not None
-                  and self._last_time - self._last_commit_time <= self.config.confirm_window_s
-                  and self.commits and self.commits[-1].reason == "auto")
+        confirming = self._unconfirmed_auto
+        self._unconfirmed_auto = False
         if not self.new_tiles() and not self._unsettled_new():
-            if recent:
-                return  # confirms the automatic commit just made
+            recent = (self._last_commit_time is not None
+                      and self._last_time - self._last_commit_time <= self.config.confirm_window_s)
+            if confirming and recent:
+                return  # confirms the automatic commit just made (once)
             self._commit("end_turn")  # nothing placed: the turn passes
             return
         if self._unsettled_new():
