@@ -37,6 +37,9 @@ POLISH_ROUNDS = (0.25, 0.12, 0.06)
 #: board (a fit a cell off at one edge or corner fails there; an exact fit on a clean
 #: photo reaches ~0.93), without trying the other strategies and outlines
 GOOD_ENOUGH = 0.8
+#: when no fit reaches the minimum line contrast, fits down to this much below it are
+#: kept if two of them agree within ``AGREE`` cell at all four grid corners
+RESCUE_BELOW, AGREE = 0.1, 0.3
 
 
 @dataclass(frozen=True)
@@ -580,6 +583,22 @@ def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy:
     return m, line_contrast(smooth, m, blur=False)
 
 
+def _agreeing(fits: list[tuple[GridModel, float]], floor: float
+              ) -> list[tuple[GridModel, float]]:
+    """Fits of line contrast >= ``floor`` that another such fit (another start or
+    strategy) confirms: all four grid corners within ``AGREE`` cell. Rescues boards
+    whose lines are faint (blur, dark, noise); texture without a grid does not give two
+    fits that agree."""
+    weak = sorted((r for r in fits if r[1] >= floor), key=lambda r: -r[1])
+    out = []
+    for i, (a, sa) in enumerate(weak):
+        ca, tol = a.corners(), AGREE * a.cell_size_px()
+        if any(np.linalg.norm(ca - b.corners(), axis=1).max() < tol
+               for j, (b, _) in enumerate(weak) if j != i):
+            out.append((a, sa))
+    return out
+
+
 #: the grid is fitted on a copy reduced so that a cell is about this many pixels,
 #: then polished on the bright lines at full resolution
 FIT_CELL_PX = 22.0
@@ -638,7 +657,10 @@ def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:
                 break
         if done or (fits and max(r[1] for r in fits) > min_score):
             break
-    fits = sorted((r for r in fits if r[1] >= min_score), key=lambda r: -r[1])
+    accepted = sorted((r for r in fits if r[1] >= min_score), key=lambda r: -r[1])
+    if not accepted:
+        accepted = _agreeing(fits, min_score - RESCUE_BELOW)
+    fits = accepted
     if not fits:
         return LocateResult(None, 0.0, 0)
     full = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32) if f != 1.0 else None
