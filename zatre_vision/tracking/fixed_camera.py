@@ -1,11 +1,14 @@
-"""A fixed camera needs to find the board only once.
+"""A fixed camera needs to find the board only now and then.
 
-:class:`FixedCameraReader` wraps the board reader: after the board is located, the
-fit is kept as an in-memory calibration and reused on the following frames while the
+:class:`FixedCameraReader` wraps the board reader: once the board is located, the fit
+is kept as an in-memory calibration and reused on the following frames while the
 reader's cheap "board moved" check passes (the lines are still where the fit says).
-When the board is bumped, the check fails, the reader searches again, and the new fit
-is kept. This is what makes reading cheap enough for the live pipeline, and it gives
-the tracker the same cell crops frame after frame.
+Every ``refresh_every`` frames it searches again and keeps whichever fit matches the
+grid lines of the current frame better, so a first fit taken while a hand covered
+part of the board does not stay for the whole game. When the board is bumped, the
+check fails, the reader searches again, and the new fit is kept. This makes reading
+cheap enough for the live pipeline, and gives the tracker the same cell crops frame
+after frame.
 """
 
 from __future__ import annotations
@@ -14,22 +17,43 @@ import cv2
 
 
 class FixedCameraReader:
-    def __init__(self, reader):
+    def __init__(self, reader, refresh_every: int = 15):
         self.reader = reader
         self.saved = reader.calibration is not None  # a calibration file: never replaced
+        self.refresh_every = refresh_every
         self.relocated = 0
+        self._since = 0
+
+    def _work(self, image):
+        from ..vision.reader import WORK_SIDE
+
+        h, w = image.shape[:2]
+        f = min(1.0, WORK_SIDE / max(h, w))
+        return image if f == 1.0 else cv2.resize(
+            image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
 
     def read(self, image):
-        result = self.reader.read(image)
-        if (not self.saved and result.board_found and result.source == "locate"
-                and result.model is not None):
-            from ..vision.calibration import make_calibration
-            from ..vision.reader import WORK_SIDE
+        if self.saved:
+            return self.reader.read(image)
+        from ..vision.calibration import line_score, make_calibration
 
-            h, w = image.shape[:2]
-            f = min(1.0, WORK_SIDE / max(h, w))
-            work = image if f == 1.0 else cv2.resize(
-                image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
-            self.reader.calibration = make_calibration(work, result.model)
+        current = self.reader.calibration
+        self._since += 1
+        if current is not None and self._since >= self.refresh_every:
+            self._since = 0
+            self.reader.calibration = None  # search afresh, then keep the better fit
+            fresh = self.reader.read(image)
+            self.reader.calibration = current
+            if fresh.board_found and fresh.model is not None:
+                work = self._work(image)
+                h, w = work.shape[:2]
+                if line_score(work, fresh.model) > line_score(work, current.model_for(w, h)):
+                    self.reader.calibration = make_calibration(work, fresh.model)
+                    self.relocated += 1
+                    return fresh
+        result = self.reader.read(image)
+        if result.board_found and result.source == "locate" and result.model is not None:
+            self.reader.calibration = make_calibration(self._work(image), result.model)
             self.relocated += 1
+            self._since = 0
         return result

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..match import Match, MatchError
+from ..rules.board import NAMES, NEIGHBOURS, cell_index
 from .tracker import ALL_CELLS
 
 FIRST_TURN_TILES = 3
@@ -46,6 +47,9 @@ class MatchSink:
 
     def cells_of_interest(self) -> tuple[str, ...]:
         return ALL_CELLS
+
+    def neighbours(self, cell: str) -> list[str]:
+        return [NAMES[n] for n in NEIGHBOURS[cell_index(cell)]]
 
     def pending_cells(self) -> set[str]:
         pending = self.match.pending

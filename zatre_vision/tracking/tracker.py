@@ -55,6 +55,10 @@ class TurnSink(Protocol):
     def pending_cells(self) -> set[str]:
         """Cells of the pending (flagged) turn, empty when none."""
 
+    def neighbours(self, cell: str) -> Iterable[str]:
+        """The cells touching ``cell`` side by side (optional: without it an end of
+        turn does not wait for unreadable cells)."""
+
     def cells_of_interest(self) -> Iterable[str]:
         """The cells to watch: the board's 193 (a card game: its layout and the free
         positions around it). A cell missing from an observation's ``cells`` is empty
@@ -81,6 +85,9 @@ class TrackerConfig:
     commit_still_s: float = 0.35
     #: An ``end_turn`` with nothing new this soon after an automatic commit confirms it.
     confirm_window_s: float = 4.0
+    #: An ``end_turn`` waits at most this long for a tile still settling, or for an
+    #: unreadable cell next to the tiles, before it commits what it has.
+    end_wait_s: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,8 @@ class TurnTracker:
         self._last_motion_time = 0.0
         self._last_commit_time: float | None = None
         self._end_requested = False
+        self._end_deadline = 0.0
+        self._last_held: set[str] = set()
         self._unconfirmed_auto = False
         self._auto_armed = True
         self._last_frame = 0
@@ -117,13 +126,36 @@ class TurnTracker:
         if not obs.board_found or not obs.read:
             return
         held = set(obs.held)
+        self._last_held = held
         reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
         self.votes.add(reads, held)
         self._check_lifted_pending()
-        if self._end_requested and not self._unsettled_new():
+        if self._end_requested and (not self._waiting() or obs.time >= self._end_deadline):
             self._commit("end_turn")
             return
         self._maybe_auto_commit(obs)
+
+    def _doubtful(self) -> set[str]:
+        """Cells the reader could not read in the last frame where a tile of this turn
+        may lie, while the turn has fewer new tiles than a full turn: next to the
+        tiles on the table or the new ones."""
+        neighbours = getattr(self.sink, "neighbours", None)
+        if neighbours is None or not self._last_held:
+            return set()
+        new = self.new_tiles()
+        expected = self.sink.expected_tiles()
+        if expected is not None and len(new) >= expected:
+            return set()
+        base = self.sink.committed_board()
+        around = set()
+        for cell in [*base, *new]:
+            around.update(neighbours(cell))
+        return {c for c in self._last_held & around if c not in base}
+
+    def _waiting(self) -> bool:
+        """An end of turn should wait a moment: a tile is still settling, or a cell
+        where one may lie could not be read."""
+        return self._unsettled_new() or bool(self._doubtful())
 
     def new_tiles(self) -> dict[str, int]:
         """Settled tiles the table does not have yet."""
@@ -174,8 +206,9 @@ class TurnTracker:
                 return  # confirms the automatic commit just made (once)
             self._commit("end_turn")  # nothing placed: the turn passes
             return
-        if self._unsettled_new():
-            self._end_requested = True  # commit at the next settled frame
+        if self._waiting():
+            self._end_requested = True  # commit when the board reads clean (or soon anyway)
+            self._end_deadline = self._last_time + self.config.end_wait_s
         else:
             self._commit("end_turn")
 
