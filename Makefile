@@ -14,8 +14,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# CI adds the train extra (TEST_EXTRAS=test,train) so the training path is tested too.
+TEST_EXTRAS ?= test
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[$(TEST_EXTRAS)]"
 	touch $@
 
 # The dashboard at http://localhost:8000 on a simulated game that plays itself

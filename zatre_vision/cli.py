@@ -123,11 +123,11 @@ def bench_tracking(out: str, games: int, max_turns: int, model: str | None) -> N
     import cv2
 
     from .bench.tracking_bench import run_tracking_benchmark
-    from .tracking.fixed_camera import FixedCameraReader
+    from .tracking.live_reader import LiveBoardReader
     from .vision.cli import _reader
 
     cv2.setNumThreads(1)
-    result = run_tracking_benchmark(lambda: FixedCameraReader(_reader(model, None, False)),
+    result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
                                     games, max_turns)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

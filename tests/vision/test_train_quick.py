@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from zatre_vision.vision.classify import CLASSES, PipClassifier
 
 
 def test_quick_training_exports_a_usable_model(tmp_path):
+    pytest.importorskip("torch", reason="training needs the train extra (CI installs it)")
     from zatre_vision.vision.cli import train
 
     out = tmp_path / "pips.onnx"

@@ -27,10 +27,10 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
     rules and sheets, as the camera service would, and print the result: the `zatre
     score` output plus the frame at which each turn was committed."""
     from ..vision.cli import _reader
-    from .fixed_camera import FixedCameraReader
+    from .live_reader import LiveBoardReader
     from .replay import replay_folder
 
-    reader = FixedCameraReader(_reader(model, calibration, markers))
+    reader = LiveBoardReader(_reader(model, calibration, markers))
     try:
         result = replay_folder(folder, reader, progress=progress)
     except SourceError as exc:

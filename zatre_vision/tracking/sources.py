@@ -17,7 +17,7 @@ from ..camera.folder import FolderSource, read_meta
 from ..camera.opencv_source import OpenCVSource
 from ..camera.picamera import Picamera2Source
 from ..camera.synthetic import SyntheticSource
-from .fixed_camera import FixedCameraReader
+from .live_reader import LiveBoardReader
 from .pipeline import PipelineConfig
 from .service import CameraService
 
@@ -104,7 +104,7 @@ def camera_service(table, spec: str, players: Sequence[str] | None = None,
         from ..vision.reader import BoardReader
 
         cal = files.load_board(calibration) if spec.strip() not in SYNTHETIC else None
-        return FixedCameraReader(BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1,
+        return LiveBoardReader(BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1,
                                              calibration=cal))
 
     return CameraService(table, source, reader, config)

@@ -78,11 +78,13 @@ def _reading_key(name: str) -> tuple[int, int]:
 class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
-                 min_confidence: float = MIN_CONFIDENCE):
+                 min_confidence: float = MIN_CONFIDENCE,
+                 veto_confidence: float = VETO_CONFIDENCE):
         self.classifier = PipClassifier(model_path, threads)
         self.calibration = calibration
         self.markers = markers
         self.min_confidence = min_confidence
+        self.veto_confidence = veto_confidence
 
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray) -> tuple[list[tuple[GridModel, float]], str]:
@@ -153,10 +155,10 @@ class BoardReader:
             doubt = conf[i] < self.min_confidence
             if c == 0 and not IS_LIGHT[i] and looks_like_tile(cr[i]):
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
-            if c > 0 and conf[i] < VETO_CONFIDENCE:
+            if c > 0 and conf[i] < self.veto_confidence:
                 counts[i] = count_pips(cr[i])
                 # the classical count abstains when it sees no plausible tile (0 or -1)
-                if counts[i] > 0 and counts[i] != c and conf[i] < VETO_CONFIDENCE:
+                if counts[i] > 0 and counts[i] != c:
                     doubt = True
             if doubt:
                 uncertain.append(name)

@@ -1,6 +1,7 @@
-"""A fixed camera needs to find the board only now and then.
+"""The board reader as the live pipeline uses it.
 
-:class:`FixedCameraReader` wraps the board reader: once the board is located, the fit
+A fixed camera needs to find the board only now and then. :class:`LiveBoardReader`
+wraps the board reader: once the board is located, the fit
 is kept as an in-memory calibration and reused on the following frames while the
 reader's cheap "board moved" check passes (the lines are still where the fit says).
 Every ``refresh_every`` frames it searches again and keeps whichever fit matches the
@@ -15,10 +16,17 @@ from __future__ import annotations
 
 import cv2
 
+#: The live pipeline lets the weak classical pip count veto only cells the classifier
+#: is less sure of than this (``zatre read`` uses the reader's stricter default): one
+#: photo must say when it is unsure, while the tracker votes over many frames, and a
+#: cell that keeps flickering to "unsure" would hold up the end of a turn.
+LIVE_VETO_CONFIDENCE = 0.8
 
-class FixedCameraReader:
+
+class LiveBoardReader:
     def __init__(self, reader, refresh_every: int = 15):
         self.reader = reader
+        reader.veto_confidence = LIVE_VETO_CONFIDENCE
         self.saved = reader.calibration is not None  # a calibration file: never replaced
         self.refresh_every = refresh_every
         self.relocated = 0
