@@ -7,7 +7,8 @@ and tracker. Seeds are chosen so that every game has at least one turn with tile
 kept back. Figures:
 
 - turns committed with exactly the right placements and points;
-- turns committed twice (extra commits);
+- turns committed twice (a turn whose tiles were already committed, or more turns
+  committed than were played; two passes are two turns);
 - latency: from the first frame without a hand after a turn's last tile, to the
   commit, in seconds at the recording's 5 frames a second;
 - CPU: time spent in the pipeline per second of video at 5 fps, i.e. the fraction of
@@ -94,8 +95,16 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
             for k in range(min(len(got), len(want))):
                 if got[k]["placed"] == want[k]["placed"]:
                     latencies.append(max(0, got[k]["frame"] - left[k]) / FPS)
-            committed_keys = [tuple(sorted(t["placed"].items())) for t in got]
-            extra += len(committed_keys) - len(set(committed_keys)) + max(0, len(got) - len(want))
+            # committed twice: a turn whose tiles were already committed (a pass has no
+            # tiles, so two passes are two turns), or more turns than were played
+            seen_cells: set[str] = set()
+            twice = 0
+            for t in got:
+                if set(t["placed"]) & seen_cells:
+                    twice += 1
+                seen_cells |= set(t["placed"])
+            twice += max(0, len(got) - len(want))
+            extra += twice
             missed += max(0, len(want) - len(got))
             turns_total += len(want)
             turns_right += right
@@ -105,7 +114,8 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
             busy += busy_s
             video += frames / FPS
             held = sum(1 for t in want if len(t["placed"]) < len(t["hand"]))
-            per_game.append({"seed": seed, "turns": len(want), "right": right, "frames": frames,
+            per_game.append({"seed": seed, "turns": len(want), "right": right,
+                             "committed": len(got), "committed_twice": twice, "frames": frames,
                              "held_back_turns": held, "wall_s": round(wall, 2),
                              "cpu_fraction": round(busy_s / (frames / FPS), 3)})
     lat_sorted = sorted(latencies)
