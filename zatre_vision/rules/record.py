@@ -66,6 +66,41 @@ def _fail(where: str, what: str) -> RecordError:
     return RecordError(f"{where}: {what}" if where else what)
 
 
+def checked_header(data: dict, most: int, players_message: str) -> tuple[list[str], list]:
+    """The 'players' and 'turns' of a record object, checked (RecordError otherwise)."""
+    for key in ("players", "turns"):
+        if key not in data:
+            raise RecordError(f"missing field '{key}'")
+    players = data["players"]
+    if not isinstance(players, list) or not 1 <= len(players) <= most:
+        raise RecordError(players_message)
+    if not all(isinstance(p, str) and p.strip() for p in players):
+        raise RecordError("'players' must hold non-empty strings")
+    if len(set(players)) != len(players):
+        raise RecordError("'players' names a player twice")
+    turns = data["turns"]
+    if not isinstance(turns, list):
+        raise RecordError("'turns' must be a list")
+    return list(players), turns
+
+
+def checked_turn(t: object, where: str, players: list[str], placed_kind: str
+                 ) -> tuple[str, dict]:
+    """A turn object's player and placed mapping, checked (RecordError otherwise)."""
+    if not isinstance(t, dict):
+        raise _fail(where, "must be an object with 'player' and 'placed'")
+    for key in ("player", "placed"):
+        if key not in t:
+            raise _fail(where, f"missing field '{key}'")
+    player = t["player"]
+    if not isinstance(player, str) or player not in players:
+        raise _fail(where, f"unknown player {player!r} (players: {', '.join(players)})")
+    placed = t["placed"]
+    if not isinstance(placed, dict):
+        raise _fail(where, f"'placed' must be an object of {placed_kind}")
+    return player, placed
+
+
 def _int_list(value: object, where: str) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise _fail(where, "must be a list of tile values")
@@ -84,35 +119,12 @@ def parse_record(data: object) -> GameRecord:
         if variant == "cards":
             raise RecordError("a card-game record: it is read by the card engine, not the board game's")
         raise RecordError(f"unknown 'variant' {variant!r} (\"board\" or \"cards\")")
-    for key in ("players", "turns"):
-        if key not in data:
-            raise RecordError(f"missing field '{key}'")
-    players = data["players"]
-    if not isinstance(players, list) or not players:
-        raise RecordError("'players' must be a non-empty list of names")
-    if not all(isinstance(p, str) and p.strip() for p in players):
-        raise RecordError("'players' must hold non-empty strings")
-    if len(set(players)) != len(players):
-        raise RecordError("'players' names a player twice")
+    players, turns_data = checked_header(data, 6, "'players' must list 1 to 6 names")
     known = set(players)
-
-    turns_data = data["turns"]
-    if not isinstance(turns_data, list):
-        raise RecordError("'turns' must be a list")
     turns = []
     for n, t in enumerate(turns_data, start=1):
         where = f"turn {n}"
-        if not isinstance(t, dict):
-            raise _fail(where, "must be an object with 'player' and 'placed'")
-        for key in ("player", "placed"):
-            if key not in t:
-                raise _fail(where, f"missing field '{key}'")
-        player = t["player"]
-        if not isinstance(player, str) or player not in known:
-            raise _fail(where, f"unknown player {player!r} (players: {', '.join(players)})")
-        placed = t["placed"]
-        if not isinstance(placed, dict):
-            raise _fail(where, "'placed' must be an object of cell: value")
+        player, placed = checked_turn(t, where, players, "cell: value")
         for cell, value in placed.items():
             if not is_grid_name(cell):
                 raise _fail(where, f"{cell!r} is not a cell name (columns A-O, rows 1-15)")

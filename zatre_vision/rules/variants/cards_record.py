@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..record import RecordError
+from ..record import RecordError, checked_header, checked_turn
 from ..turn import Violation
 from .cards import (
     CARD_RULES,
@@ -93,40 +93,19 @@ def parse_card_record(data: object, rules: CardRules = CARD_RULES) -> CardRecord
     """Validate a decoded card record. Raises RecordError with a one-line reason."""
     if not is_card_record(data):
         raise RecordError('a card-game record must be a JSON object with "variant": "cards"')
-    for key in ("players", "turns"):
-        if key not in data:
-            raise RecordError(f"missing field '{key}'")
+    players, turns_data = checked_header(
+        data, 4, "'players' must list 1 to 4 names (the card game is for 2 to 4)")
     for key in ("minus", "teams"):
         if data.get(key):
             raise RecordError(f"'{key}' has no meaning in the card game")
-    players = data["players"]
-    if not isinstance(players, list) or not 1 <= len(players) <= 4:
-        raise RecordError("'players' must list 1 to 4 names (the card game is for 2 to 4)")
-    if not all(isinstance(p, str) and p.strip() for p in players):
-        raise RecordError("'players' must hold non-empty strings")
-    if len(set(players)) != len(players):
-        raise RecordError("'players' names a player twice")
     starter = data.get("starter")
     if starter is not None and starter not in players:
         raise RecordError(f"unknown starting player {starter!r}")
-    turns_data = data["turns"]
-    if not isinstance(turns_data, list):
-        raise RecordError("'turns' must be a list")
     turns = []
     last_round = 1
     for n, t in enumerate(turns_data, start=1):
         where = f"turn {n}"
-        if not isinstance(t, dict):
-            raise _fail(where, "must be an object with 'player' and 'placed'")
-        for key in ("player", "placed"):
-            if key not in t:
-                raise _fail(where, f"missing field '{key}'")
-        player = t["player"]
-        if not isinstance(player, str) or player not in players:
-            raise _fail(where, f"unknown player {player!r} (players: {', '.join(players)})")
-        placed = t["placed"]
-        if not isinstance(placed, dict):
-            raise _fail(where, "'placed' must be an object of position: card value")
+        player, placed = checked_turn(t, where, players, "position: card value")
         for pos, value in placed.items():
             if not is_position_name(pos):
                 raise _fail(where, f"{pos!r} is not a card position (write x,y in whole "
