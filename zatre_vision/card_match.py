@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .rules.seats import checked_starter
+from .rules.seats import checked_starter, leaders
 from .rules.variants.cards import (
     CARD_RULES,
     CardLayout,
@@ -248,9 +248,7 @@ class CardMatch:
         return {p: s.total for p, s in self.replayed.sheets.items()}
 
     def winners(self) -> list[str]:
-        totals = self.totals()
-        best = max(totals.values())
-        return [p for p, t in totals.items() if t == best]
+        return leaders(self.totals())
 
     def state(self) -> dict:
         """The live card match as JSON (the dashboard's ``/api/state`` for cards)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from .rules.board import CELL_SET, grid_index
 from .rules.moves import cell_hints
 from .rules.record import GameRecord, RecordTurn, ReplayState, parse_record, run_replay
-from .rules.seats import checked_starter
+from .rules.seats import checked_starter, leaders
 from .rules.tiles import TILE_COUNT, is_tile_value
 from .rules.turn import TurnResult, check_turn
 
@@ -232,9 +232,7 @@ class Match:
         return {p: s.total for p, s in self.replayed.sheets.items()}
 
     def winners(self) -> list[str]:
-        totals = self.totals()
-        best = max(totals.values())
-        return [p for p, t in totals.items() if t == best]
+        return leaders(self.totals())
 
     # -- views -------------------------------------------------------------------------------------
     def state(self) -> dict:

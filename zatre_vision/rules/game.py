@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from .board import Board, cell_index
 from .moves import placeable_values
+from .seats import leaders
 from .sheet import ScoreSheet
 from .tiles import Bag
 from .turn import TurnResult, check_turn
@@ -186,8 +187,7 @@ class Game:
     # -- views ---------------------------------------------------------------------------
     def winner(self) -> list[str]:
         """Names of the seats with the best grand total (several on a tie)."""
-        best = max(s.sheet.total for s in self.seats)
-        return [s.name for s in self.seats if s.sheet.total == best]
+        return leaders({s.name: s.sheet.total for s in self.seats})
 
     def to_record(self) -> dict:
         """The game as a ``zatre score`` input record (hands included)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 def checked_starter(players: Sequence[object], starter: object, most: int,
@@ -21,3 +21,9 @@ def checked_starter(players: Sequence[object], starter: object, most: int,
     if starter not in players:
         raise error(f"unknown starting player {starter!r}")
     return starter
+
+
+def leaders(totals: Mapping[str, int]) -> list[str]:
+    """The seats with the best total (several on a tie), in seating order."""
+    best = max(totals.values())
+    return [p for p, t in totals.items() if t == best]
