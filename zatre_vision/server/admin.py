@@ -102,13 +102,7 @@ def _start_match(data: dict):
                 abort(400, "a team has 1 to 3 members")
             if m > 1:
                 teams[name] = m
-    draw = None
-    starter = data.get("starter") or "draw"
-    if starter == "draw":
-        draw = draw_starter_of(players)
-        starter = draw["starter"]
-    elif starter not in players:
-        abort(400, "the starting player must be one of the players")
+    starter, draw = chosen_starter(data, players)
     camera = ctx().camera
     tournament_id, pairing = _tournament_fields(data, players)
     if source == "demo":
@@ -140,6 +134,18 @@ def _tournament_fields(data: dict, players: list[str]):
     if len(players) != 2 or not set(players) <= set(t["players"]):
         abort(400, "a tournament game is one pairing of two of its players")
     return t["id"], pairing_key(*players)
+
+
+def chosen_starter(data: dict, players: list[str]) -> tuple[str, dict | None]:
+    """The setup form's starting player, or the rules' start draw when it asks for one
+    (then the draw comes back too, for the message)."""
+    starter = data.get("starter") or "draw"
+    if starter == "draw":
+        draw = draw_starter_of(players)
+        return draw["starter"], draw
+    if starter not in players:
+        abort(400, "the starting player must be one of the players")
+    return starter, None
 
 
 def draw_starter_of(players):

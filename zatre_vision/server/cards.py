@@ -121,7 +121,7 @@ def _require_cards_match():
 
 # -- setup (called by admin.setup when the form chooses the card game) ------------------------------
 def start_card_match(data: dict):
-    from .admin import draw_starter_of
+    from .admin import chosen_starter
 
     players = forms.player_names(data.get("players[]") or data.get("players"))
     if len(players) > MAX_PLAYERS:
@@ -133,13 +133,7 @@ def start_card_match(data: dict):
         abort(400, "the card game has no teams")
     if data.get("tournament_id") not in (None, ""):
         abort(400, "tournament games are board games")
-    draw = None
-    starter = data.get("starter") or "draw"
-    if starter == "draw":
-        draw = draw_starter_of(players)
-        starter = draw["starter"]
-    elif starter not in players:
-        abort(400, "the starting player must be one of the players")
+    starter, draw = chosen_starter(data, players)
     camera = ctx().camera
     match_id = run(lambda: ctx().table.new_match(players, starter, source="manual",
                                                  variant=CARDS))
