@@ -108,9 +108,8 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
             missed += max(0, len(want) - len(got))
             turns_total += len(want)
             turns_right += right
-            stats = out["replay"]
-            frames = stats["frames"]
-            busy_s = out["replay"].get("busy_s", 0.0)
+            frames = out["replay"]["frames"]
+            busy_s = out["replay"]["busy_s"]
             busy += busy_s
             video += frames / FPS
             held = sum(1 for t in want if len(t["placed"]) < len(t["hand"]))

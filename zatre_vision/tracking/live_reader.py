@@ -14,8 +14,6 @@ after frame.
 
 from __future__ import annotations
 
-import cv2
-
 #: The live pipeline lets the weak classical pip count veto only cells the classifier
 #: is less sure of than this (``zatre read`` uses the reader's stricter default): one
 #: photo must say when it is unsure, while the tracker votes over many frames, and a
@@ -32,18 +30,11 @@ class LiveBoardReader:
         self.relocated = 0
         self._since = 0
 
-    def _work(self, image):
-        from ..vision.reader import WORK_SIDE
-
-        h, w = image.shape[:2]
-        f = min(1.0, WORK_SIDE / max(h, w))
-        return image if f == 1.0 else cv2.resize(
-            image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
-
     def read(self, image):
         if self.saved:
             return self.reader.read(image)
         from ..vision.calibration import line_score, make_calibration
+        from ..vision.reader import work_image
 
         current = self.reader.calibration
         self._since += 1
@@ -53,7 +44,7 @@ class LiveBoardReader:
             fresh = self.reader.read(image)
             self.reader.calibration = current
             if fresh.board_found and fresh.model is not None:
-                work = self._work(image)
+                work = work_image(image)[0]
                 h, w = work.shape[:2]
                 if line_score(work, fresh.model) > line_score(work, current.model_for(w, h)):
                     self.reader.calibration = make_calibration(work, fresh.model)
@@ -61,7 +52,7 @@ class LiveBoardReader:
                     return fresh
         result = self.reader.read(image)
         if result.board_found and result.source == "locate" and result.model is not None:
-            self.reader.calibration = make_calibration(self._work(image), result.model)
+            self.reader.calibration = make_calibration(work_image(image)[0], result.model)
             self.relocated += 1
             self._since = 0
         return result

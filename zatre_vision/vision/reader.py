@@ -75,6 +75,17 @@ def _reading_key(name: str) -> tuple[int, int]:
     return int(name[1:]), ord(name[0])
 
 
+def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame as the reader works on it (longer side at most WORK_SIDE), and the
+    scale factor applied."""
+    h, w = image.shape[:2]
+    f = min(1.0, WORK_SIDE / max(h, w))
+    if f == 1.0:
+        return image, f
+    return cv2.resize(image, (int(round(w * f)), int(round(h * f))),
+                      interpolation=cv2.INTER_AREA), f
+
+
 class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
@@ -110,10 +121,7 @@ class BoardReader:
     # -- reading -----------------------------------------------------------------------
     def read(self, image: np.ndarray) -> ReadResult:
         t0 = time.perf_counter()
-        h, w = image.shape[:2]
-        f = min(1.0, WORK_SIDE / max(h, w))
-        work = image if f == 1.0 else cv2.resize(image, (int(round(w * f)), int(round(h * f))),
-                                                 interpolation=cv2.INTER_AREA)
+        work, f = work_image(image)
         if self.calibration is not None and self.calibration.camera_matrix is not None:
             work = self.calibration.undistort(work)
         candidates, source = self._models(work)
