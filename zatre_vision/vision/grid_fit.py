@@ -1,0 +1,367 @@
+"""Grid fit from approximate grid corners (the stage after the learned segmenter).
+
+The segmenter gives the four outer grid corners to within about half a cell (now and
+then a whole cell). From there:
+
+1. **Search image.** The photo is reduced so that a cell is about ``SEARCH_CELL_PX``
+   pixels, and drawn once, rectified by the start homography, at ``PPC`` pixels per
+   cell (``locate.directional_ridges`` gives line evidence for vertical and horizontal
+   lines). Every later search samples this one rectified image: a grid point goes
+   through the current model to the image and back through the start homography into
+   it, so the (slow) rectification is not repeated per round.
+2. **Band profiles.** In eight bands (four per axis, each ~4 cells wide) the line
+   evidence is summed across the band; the 16 line positions, weighted by how much of
+   each line the layout has in the band, are matched to the profile with one scale and
+   one shift per band (within ``PROFILE_SHIFT`` cell: the nearest phase of the periodic
+   grid). The band matches fit homography + radial term robustly (``locate.fit_model``).
+3. **Line search.** Each of the ~1700 line samples moves to the strongest evidence
+   along its normal within a shrinking window (``ROUNDS``), and the samples refit the
+   model (RANSAC homography, then the radial term).
+4. **Phase.** The grid is periodic, so a start a whole cell off gives a fit a whole
+   cell off. The board layout is not periodic: the model and its one-cell shifts are
+   scored by evidence on the layout's lines against evidence on the extended grid's
+   non-lines (margin, cut corners), as in ``locate.fix_layout``; after a shift one more
+   line-search round follows.
+5. **Score.** The final model rectifies the reduced image once more and gives the line
+   contrast (as ``locate.line_contrast``: 0 no grid, ~0.9 perfect) overall and per
+   quarter of the board.
+6. **Polish.** A short ridge search at full resolution (``locate.refine``), kept only
+   when enough lines are seen. The model is relabelled upright (``locate.upright``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .geometry import GRID_EDGES, GridModel, dlt_homography, homography_from_corners
+from .locate import (
+    _PHANTOM,
+    _QUARTER,
+    EDGE_NORMALS,
+    EDGE_POINTS,
+    K_RANGE,
+    directional_ridges,
+    ridge_search,
+    upright,
+)
+
+#: the search image is reduced (by halving) until a cell is at most this many pixels
+MAX_SEARCH_CELL_PX = 24.0
+#: rectified pixels per cell and rectified extent (grid units, both axes)
+PPC = 16
+EXT = (-2.0, 17.0)
+#: band profiles: bands (position range across the lines), shift step (cells), and the
+#: (shift range, scales) of the first and second pass
+PROFILE_BANDS = ((0.0, 4.0), (4.0, 7.5), (7.5, 11.0), (11.0, 15.0))
+PROFILE_STEP = 0.05
+PROFILE_FIT_CELLS = 0.3
+PROFILE_PASSES = ((0.65, np.linspace(0.92, 1.08, 17), False),
+                  (0.25, np.linspace(0.98, 1.02, 9), True))
+#: line-search windows (half-width, cells), one per round
+ROUNDS = (0.25, 0.12, 0.06)
+#: one-cell shifts tried by the phase check, and the margin a shift must win by
+PHASE_SHIFTS = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
+PHASE_MARGIN = 0.02
+#: steps of the search for the radial term in ``fit_points``, one per iteration
+K_STEPS = (0.025,)
+K_SEARCH_POINTS = 300
+#: full-resolution polish: window (cells) and the share of line samples it needs
+POLISH_HALF = 0.08
+POLISH_MIN_SHARE = 0.35
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A grid fitted from approximate corners."""
+
+    model: GridModel                  # full resolution, labelled upright
+    score: float                      # line contrast (0: no grid, ~0.9: perfect)
+    quarters: tuple[float, ...]       # line contrast per quarter (TL, TR, BL, BR)
+    shift: tuple[int, int]            # whole cells the phase check moved the grid by
+
+    @property
+    def corners(self) -> np.ndarray:
+        return self.model.corners()
+
+
+# -- fitting ---------------------------------------------------------------------------
+
+def _fit_k(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int, k: float
+           ) -> tuple[float, GridModel] | None:
+    """Least-squares homography on the points undistorted with ``k``; mean squared
+    image residual."""
+    und = GridModel(np.eye(3), k, width, height).undistort(img_pts)
+    hom = dlt_homography(grid_pts, und)
+    if hom is None:
+        return None
+    m = GridModel(hom, k, width, height)
+    return float(np.mean(np.sum((m.to_image(grid_pts) - img_pts) ** 2, axis=1))), m
+
+
+def fit_points(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int,
+               k: float, thresh_px: float, fit_k: bool = True) -> GridModel | None:
+    """Homography + radial term fitted to matches, robust by trimming.
+
+    A least-squares homography for the current ``k``; points off by more than
+    ``thresh_px`` (at first: also the worst 40 %) are dropped and the fit repeated.
+    ``k`` (``fit_k``) is the vertex of a parabola through three trial values (on at most
+    ``K_SEARCH_POINTS`` points), twice with a shrinking step; a final least-squares fit
+    uses all points kept. A few DLTs instead of ``locate.fit_model``'s pattern search.
+    """
+    if len(grid_pts) < 12:
+        return None
+    keep = np.ones(len(grid_pts), bool)
+    model = None
+    for it, step in enumerate(K_STEPS + (0.0,)):
+        g, ip = grid_pts[keep], img_pts[keep]
+        if fit_k and step:
+            sub = max(1, len(g) // K_SEARCH_POINTS)   # k is pinned by a few hundred
+            g, ip = g[::sub], ip[::sub]
+        best = _fit_k(g, ip, width, height, k)
+        if best is None:
+            return None
+        if fit_k and step:
+            lo, hi = (_fit_k(g, ip, width, height, k + d) for d in (-step, step))
+            if lo is not None and hi is not None:
+                den = lo[0] - 2 * best[0] + hi[0]
+                kk = k + (0.5 * step * (lo[0] - hi[0]) / den if den > 1e-12 else
+                          (step if hi[0] < lo[0] else -step) * 2)
+                kk = float(np.clip(kk, max(K_RANGE[0], k - 2 * step),
+                                   min(K_RANGE[1], k + 2 * step)))
+                cand = min((r for r in (lo, hi, _fit_k(g, ip, width, height, kk))
+                            if r is not None), key=lambda r: r[0])
+                if cand[0] < best[0]:
+                    best = cand
+        model = best[1]
+        k = model.k
+        res = np.linalg.norm(model.to_image(grid_pts) - img_pts, axis=1)
+        lim = thresh_px if it else max(thresh_px, float(np.percentile(res, 60)))
+        keep = res < lim
+        if keep.sum() < 12:
+            return None
+    return model
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Line evidence of the search image, rectified by ``model``."""
+
+    model: GridModel
+    fv: np.ndarray                    # vertical-line evidence
+    fh: np.ndarray                    # horizontal-line evidence
+
+    def sample(self, grid_pts: np.ndarray, vertical: bool) -> np.ndarray:
+        """Evidence at grid points (..., 2) for lines of one direction."""
+        px = ((grid_pts.reshape(-1, 2) - EXT[0]) * PPC - 0.5).astype(np.float32)
+        vals = cv2.remap(self.fv if vertical else self.fh, px[:, 0].reshape(1, -1),
+                         px[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        return vals.reshape(grid_pts.shape[:-1])
+
+
+def _frame(img: np.ndarray, model: GridModel) -> _Frame:
+    """Rectify ``img`` at ``PPC`` and compute the line evidence."""
+    mx, my = model.rectify_maps(PPC, EXT[0], EXT[0], EXT[1], EXT[1])
+    rect = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    fv, fh = directional_ridges(rect)
+    return _Frame(model, fv, fh)
+
+
+# -- band profiles -----------------------------------------------------------------------
+
+def _line_weights() -> np.ndarray:
+    """(axis, band, line) -> length of that grid line inside the band (layout aware)."""
+    w = np.zeros((2, len(PROFILE_BANDS), 16))
+    for u0, v0, u1, v1 in GRID_EDGES:
+        axis = 0 if u0 == u1 else 1           # 0: vertical line at u = u0
+        pos, along = (u0, (v0 + v1) / 2) if axis == 0 else (v0, (u0 + u1) / 2)
+        for b, (b0, b1) in enumerate(PROFILE_BANDS):
+            if b0 <= along < b1:
+                w[axis, b, int(pos)] += 1.0
+    return w
+
+
+_LINE_WEIGHTS = _line_weights()
+_LINE_WEIGHTS.flags.writeable = False
+
+
+def _profile_fit(frame: _Frame, shift: float, scales: np.ndarray, fit_k: bool
+                 ) -> GridModel | None:
+    """Per band, the scale and shift that best put the layout's lines on the evidence;
+    the band matches refit the model."""
+    weights = _LINE_WEIGHTS
+    lines = np.arange(16, dtype=np.float64)
+    c = 7.5
+    shifts = np.arange(-shift, shift + 1e-9, PROFILE_STEP)
+    # positions (grid units) of line k for every scale a and shift s: c + a (k - c) + s
+    pos = c + scales[:, None, None] * (lines - c)[None, None, :] + shifts[None, :, None]
+    pos_px = ((pos - EXT[0]) * PPC - 0.5).ravel()
+    x = np.arange(frame.fv.shape[0], dtype=np.float64)
+    grid_pts, rect_pts = [], []
+    for axis, feat in ((0, frame.fv), (1, frame.fh)):
+        for b, (b0, b1) in enumerate(PROFILE_BANDS):
+            i0, i1 = (int(round((v - EXT[0]) * PPC)) for v in (b0, b1))
+            band = feat[i0:i1, :] if axis == 0 else feat[:, i0:i1].T
+            prof = cv2.GaussianBlur(band.sum(axis=0).reshape(1, -1), (0, 0), 1.5).ravel()
+            prof = prof - prof.mean()
+            vals = np.interp(pos_px, x, prof, left=0.0, right=0.0).reshape(pos.shape)
+            score = vals @ weights[axis, b]
+            ia, ish = np.unravel_index(int(np.argmax(score)), score.shape)
+            found = pos[ia, ish]
+            mid = np.full(16, (b0 + b1) / 2)
+            if axis == 0:
+                grid_pts.append(np.stack([lines, mid], 1))
+                rect_pts.append(np.stack([found, mid], 1))
+            else:
+                grid_pts.append(np.stack([mid, lines], 1))
+                rect_pts.append(np.stack([mid, found], 1))
+    m = frame.model
+    return fit_points(np.concatenate(grid_pts), m.to_image(np.concatenate(rect_pts)),
+                      m.width, m.height, m.k, max(1.0, PROFILE_FIT_CELLS * m.cell_size_px()),
+                      fit_k=fit_k)
+
+
+# -- line search -------------------------------------------------------------------------
+
+_VERT = EDGE_NORMALS[:, 0] > 0.5
+
+
+def _line_search(frame: _Frame, half: float) -> GridModel | None:
+    """Move every line sample to the strongest evidence within ``half`` cell; refit."""
+    ts = np.arange(-half, half + 1e-9, 0.5 / PPC)
+    grid_pts, found, strength = [], [], []
+    for vertical in (True, False):
+        sel = _VERT if vertical else ~_VERT
+        p, n = EDGE_POINTS[sel], EDGE_NORMALS[sel]
+        vals = frame.sample(p[:, None, :] + n[:, None, :] * ts[None, :, None], vertical)
+        best = vals.argmax(axis=1)
+        grid_pts.append(p)
+        found.append(p + n * ts[best][:, None])
+        strength.append(vals[np.arange(len(best)), best])
+    g, f, st = (np.concatenate(a) for a in (grid_pts, found, strength))
+    ok = st > np.percentile(st, 30)
+    if ok.sum() < 12:
+        return None
+    m = frame.model
+    return fit_points(g[ok], m.to_image(f[ok]), m.width, m.height, m.k,
+                      max(1.0, 0.5 * half * m.cell_size_px()))
+
+
+# -- phase -------------------------------------------------------------------------------
+
+def _segment_evidence(frame: _Frame, edges: np.ndarray, du: float, dv: float
+                      ) -> np.ndarray:
+    """Mean evidence at a quarter and three quarters along each unit segment."""
+    a, b = edges[:, :2] + (du, dv), edges[:, 2:] + (du, dv)
+    vert = edges[:, 0] == edges[:, 2]
+    out = np.zeros(len(edges))
+    for t in (0.25, 0.75):
+        p = a + (b - a) * t
+        out[vert] += frame.sample(p[vert], True)
+        out[~vert] += frame.sample(p[~vert], False)
+    return out / 2
+
+
+def _shifted(model: GridModel, du: float, dv: float) -> GridModel:
+    t = np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
+    return GridModel(model.homography @ t, model.k, model.width, model.height)
+
+
+def _phase(frame: _Frame) -> tuple[int, int]:
+    """The one-cell shift of the frame's model whose layout lines are there and whose
+    non-lines (margin, cut corners) are not (``locate.fix_layout``)."""
+    best, best_shift = -np.inf, (0, 0)
+    for du, dv in PHASE_SHIFTS:
+        on = _segment_evidence(frame, GRID_EDGES, du, dv).mean()
+        off = _segment_evidence(frame, _PHANTOM, du, dv).mean()
+        score = (on - off) / (on + off + 1e-6) - PHASE_MARGIN * (du != 0 or dv != 0)
+        if score > best:
+            best, best_shift = score, (du, dv)
+    return best_shift
+
+
+# -- score -----------------------------------------------------------------------------
+
+def contrasts(frame: _Frame) -> tuple[float, tuple[float, ...]]:
+    """Line contrast of the frame's model (as ``locate.line_contrast``: on-line against
+    mid-cell evidence, 0 no grid, ~0.9 perfect), overall and per quarter of the board
+    (TL, TR, BL, BR)."""
+    on, mid = np.empty(len(EDGE_POINTS)), np.empty(len(EDGE_POINTS))
+    for vertical, step in ((True, (0.5, 0.0)), (False, (0.0, 0.5))):
+        sel = _VERT if vertical else ~_VERT
+        on[sel] = frame.sample(EDGE_POINTS[sel], vertical)
+        mid[sel] = frame.sample(EDGE_POINTS[sel] + step, vertical)
+
+    def ratio(a: float, b: float) -> float:
+        return (a - b) / (a + b + 1e-6)
+
+    quarters = tuple(ratio(float(on[q].mean()), float(mid[q].mean())) for q in _QUARTER)
+    return ratio(float(on.mean()), float(mid.mean())), quarters
+
+
+# -- main --------------------------------------------------------------------------------
+
+def _search_image(grey: np.ndarray, cell_px: float) -> np.ndarray:
+    """``grey`` halved (``cv2.pyrDown``) while a cell stays above ``MAX_SEARCH_CELL_PX``."""
+    img = grey
+    while cell_px > MAX_SEARCH_CELL_PX and min(img.shape) > 64:
+        img = cv2.pyrDown(img)
+        cell_px /= 2
+    return img
+
+
+def _rescaled(model: GridModel, width: int, height: int) -> GridModel:
+    s = np.diag([width / model.width, height / model.height, 1.0])
+    return GridModel(s @ model.homography, model.k, width, height)
+
+
+def polish(grey: np.ndarray, model: GridModel, half: float = POLISH_HALF
+           ) -> GridModel | None:
+    """One ridge search (``locate.ridge_search``) at full resolution and a refit."""
+    ridge = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
+    g, p, s = ridge_search(ridge, model, half)
+    ok = s > max(4.0, 0.5 * float(np.percentile(s, 75)))
+    if ok.mean() < POLISH_MIN_SHARE or ok.sum() < 12:
+        return None
+    return fit_points(g[ok], p[ok], model.width, model.height, model.k,
+                      max(1.0, 0.5 * half * model.cell_size_px()))
+
+
+def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = True
+                     ) -> FitResult | None:
+    """Fit the grid near ``corners`` (4 x 2 image px of the outer grid corners TL, TR,
+    BR, BL, within about a cell); None when no consistent grid is found there."""
+    grey = grey if grey.ndim == 2 else cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    if not np.isfinite(corners).all():
+        return None
+    full_start = GridModel(homography_from_corners(corners), 0.0, w, h)
+    small = _search_image(grey, full_start.cell_size_px())
+    sh, sw = small.shape
+    model: GridModel | None = _rescaled(full_start, sw, sh)
+    for shift, scales, fit_k in PROFILE_PASSES:
+        if model is None:
+            return None
+        model = _profile_fit(_frame(small, model), shift, scales, fit_k)
+    for half in ROUNDS:
+        if model is None:
+            return None
+        model = _line_search(_frame(small, model), half)
+    if model is None:
+        return None
+    frame = _frame(small, model)
+    shift = _phase(frame)
+    if shift != (0, 0):
+        model = _line_search(_frame(small, _shifted(model, *shift)), ROUNDS[-1])
+        if model is None:
+            return None
+        frame = _frame(small, model)
+    score, quarters = contrasts(frame)
+    model = _rescaled(model, w, h)
+    if full_polish and (sw, sh) != (w, h):
+        model = polish(grey, model) or model
+    return FitResult(upright(model), score, quarters, shift)
