@@ -3,30 +3,31 @@
 The segmenter gives the four outer grid corners to within about half a cell (now and
 then a whole cell). From there:
 
-1. **Search image.** The photo is reduced so that a cell is about ``SEARCH_CELL_PX``
-   pixels, and drawn once, rectified by the start homography, at ``PPC`` pixels per
-   cell (``locate.directional_ridges`` gives line evidence for vertical and horizontal
-   lines). Every later search samples this one rectified image: a grid point goes
-   through the current model to the image and back through the start homography into
-   it, so the (slow) rectification is not repeated per round.
-2. **Band profiles.** In eight bands (four per axis, each ~4 cells wide) the line
-   evidence is summed across the band; the 16 line positions, weighted by how much of
-   each line the layout has in the band, are matched to the profile with one scale and
-   one shift per band (within ``PROFILE_SHIFT`` cell: the nearest phase of the periodic
-   grid). The band matches fit homography + radial term robustly (``locate.fit_model``).
-3. **Line search.** Each of the ~1700 line samples moves to the strongest evidence
-   along its normal within a shrinking window (``ROUNDS``), and the samples refit the
-   model (RANSAC homography, then the radial term).
+1. **Search image.** The photo is halved (``cv2.pyrDown``) until a cell is at most
+   ``MAX_SEARCH_CELL_PX`` pixels. Every step below draws it rectified by the current
+   model at ``PPC`` pixels per cell (one ``cv2.remap`` of 304 x 304, ~1 ms) and takes
+   the line evidence for vertical and horizontal lines (``locate.directional_ridges``).
+2. **Band profiles** (two passes, ``PROFILE_PASSES``). In eight bands (four per axis,
+   ~4 cells wide) the evidence is summed across the band; the 16 line positions,
+   weighted by how much of each line the layout has in the band, are matched to the
+   profile with one scale and one shift per band (the first pass within 0.65 cell: the
+   nearest phase of the periodic grid). Only the 16 predicted positions are sampled per
+   trial, not the whole template. The band matches refit the model.
+3. **Line search** (``ROUNDS``). Each of the ~1700 line samples moves to the strongest
+   evidence along its normal within a shrinking window, and the samples refit the model.
 4. **Phase.** The grid is periodic, so a start a whole cell off gives a fit a whole
    cell off. The board layout is not periodic: the model and its one-cell shifts are
    scored by evidence on the layout's lines against evidence on the extended grid's
    non-lines (margin, cut corners), as in ``locate.fix_layout``; after a shift one more
    line-search round follows.
-5. **Score.** The final model rectifies the reduced image once more and gives the line
-   contrast (as ``locate.line_contrast``: 0 no grid, ~0.9 perfect) overall and per
-   quarter of the board.
-6. **Polish.** A short ridge search at full resolution (``locate.refine``), kept only
-   when enough lines are seen. The model is relabelled upright (``locate.upright``).
+5. **Score.** On the final model's rectification: line contrast as
+   ``locate.line_contrast`` (0 no grid, ~0.9 perfect), overall and per quarter.
+6. **Polish.** One ridge search at full resolution (``locate.ridge_search``), kept when
+   enough lines are seen. The model is relabelled upright (``locate.upright``).
+
+Every fit is homography + one radial term (``fit_points``): least squares with
+trimming, the radial term from a parabola through three trial values; a few DLTs
+where ``locate.fit_model`` runs RANSAC and a pattern search.
 """
 
 from __future__ import annotations
