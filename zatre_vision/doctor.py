@@ -153,6 +153,23 @@ def check_model(path: Path | None = None, loader=None) -> Check:
                               f"{extra})")
 
 
+def check_board_model(path: Path | None = None) -> Check:
+    """The board finder is optional: without it the reader searches classically
+    (slower, and it misses more boards)."""
+    from .vision.board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError
+
+    path = Path(path) if path else DEFAULT_BOARD_MODEL
+    if not path.is_file():
+        return Check(WARN, "board model", f"{path} is missing: the board is found by the "
+                     "slower classical search (it ships in models/; or: zatre train --which "
+                     "board)")
+    try:
+        BoardFinder(path)
+    except BoardModelError as exc:
+        return Check(WARN, "board model", f"{exc}; the classical search is used")
+    return Check(OK, "board model", f"{path.name} loads")
+
+
 # -- calibration ---------------------------------------------------------------------------
 def check_calibration(path: Path, camera_source: str) -> Check:
     from .calibrate import files
@@ -264,6 +281,7 @@ def run_checks(config: str | None = None, camera: bool = True,
     if camera:
         checks.append(check_camera(cam.source, cam.size_wh()))
     checks.append(check_model(model or cam.model))
+    checks.append(check_board_model())
     checks.append(check_calibration(calibration_path(settings), cam.source))
     checks.append(check_disk(srv.data_dir))
     checks.append(check_database(srv.data_dir, srv.db))

@@ -108,3 +108,15 @@ def test_command_lines_and_status(zatre, tmp_path):
     cfg.write_text("server:\n  prot: 80\n")
     r = zatre("doctor", "--config", str(cfg), "--json")
     assert r.returncode == 1 and 'server.prot: unknown key' in r.stdout
+
+
+def test_board_model(tmp_path):
+    """The board finder is optional: missing or broken is a warning, not a failure."""
+    missing = doctor.check_board_model(tmp_path / "board.onnx")
+    assert missing.level == WARN and "missing" in missing.message
+    (tmp_path / "board.onnx").write_bytes(b"not a model")
+    broken = doctor.check_board_model(tmp_path / "board.onnx")
+    assert broken.level == WARN and "classical" in broken.message
+    from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL
+
+    assert doctor.check_board_model(DEFAULT_BOARD_MODEL).level == OK

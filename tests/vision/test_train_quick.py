@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from zatre_vision.vision.board_net import BoardFinder
 from zatre_vision.vision.classify import CLASSES, PipClassifier
 
 
@@ -16,7 +17,9 @@ def test_quick_training_exports_a_usable_model(tmp_path):
     from zatre_vision.vision.cli import train
 
     out = tmp_path / "pips.onnx"
-    res = CliRunner().invoke(train, ["--quick", "--out", str(out)])
+    board_out = tmp_path / "board.onnx"
+    res = CliRunner().invoke(train, ["--quick", "--out", str(out), "--board-out",
+                                     str(board_out)])
     assert res.exit_code == 0, res.output
     card = json.loads((tmp_path / "pips.onnx.json").read_text())
     assert card["classes"] == list(CLASSES)
@@ -25,6 +28,13 @@ def test_quick_training_exports_a_usable_model(tmp_path):
     clf = PipClassifier(out)
     p = clf.probabilities(np.zeros((5, 24, 24), np.float32))
     assert p.shape == (5, 8)
+    # the board finder: a model that loads and maps a frame of any size
+    board_card = json.loads((tmp_path / "board.onnx.json").read_text())
+    assert board_card["training"]["data_seed"] != 9001
+    finder = BoardFinder(board_out)
+    maps, _, _ = finder.maps(np.zeros((480, 640, 3), np.uint8))
+    assert maps.shape == (2, 60, 80)
+    assert ((maps >= 0) & (maps <= 1)).all()
 
 
 def test_committed_model_card():
@@ -36,3 +46,13 @@ def test_committed_model_card():
     assert card["parameters"] <= 100_000
     assert card["training"]["data_seed"] == 1000
     assert DEFAULT_MODEL.stat().st_size < 500_000
+
+
+def test_committed_board_model_card():
+    from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL, INPUT_H, INPUT_W
+
+    card = json.loads(DEFAULT_BOARD_MODEL.with_suffix(".onnx.json").read_text())
+    assert card["input_size"] == [INPUT_W, INPUT_H]
+    assert card["training"]["data_seed"] == 2000
+    assert card["metrics"]["validation"]["found"] >= 0.97 * card["metrics"]["validation"]["boards"]
+    assert DEFAULT_BOARD_MODEL.stat().st_size < 1_000_000

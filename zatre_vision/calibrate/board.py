@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 
 from ..vision.calibration import Calibration, line_score
+from ..vision.find_board import BoardLocator
 from ..vision.geometry import GridModel
-from ..vision.locate import locate
 from ..vision.markers import locate_with_markers
 from ..vision.reader import WORK_SIDE
 
@@ -58,7 +58,7 @@ def register_board(image: np.ndarray, lens: tuple[np.ndarray, np.ndarray] | None
     if markers:
         result, method = locate_with_markers(work), "markers"
     if result is None or not result.found:
-        result, method = locate(work), "locate"
+        result, method = BoardLocator().locate(work).result, "locate"
     if not result.found:
         raise RegistrationError("no board found: is the whole board in view, evenly lit and "
                                 "free of tiles near its edge?")

@@ -51,7 +51,7 @@ class LiveBoardReader:
                     self.relocated += 1
                     return fresh
         result = self.reader.read(image)
-        if result.board_found and result.source == "locate" and result.model is not None:
+        if result.board_found and result.source.startswith("locate") and result.model is not None:
             self.reader.calibration = make_calibration(work_image(image)[0], result.model)
             self.relocated += 1
             self._since = 0

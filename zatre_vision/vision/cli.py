@@ -106,34 +106,50 @@ def _resize(img, f: float):
 
 
 @click.command()
+@click.option("--which", type=click.Choice(["all", "pips", "board"]), default="all",
+              show_default=True, help="pips: the cell classifier; board: the board finder.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="models/pips.onnx", show_default=True,
-              help="Where to write the ONNX model (the model card goes beside it).")
+              help="Where to write the pip classifier (its model card goes beside it).")
+@click.option("--board-out", type=click.Path(dir_okay=False, writable=True),
+              default="models/board.onnx", show_default=True,
+              help="Where to write the board finder (its model card goes beside it).")
 @click.option("--quick", is_flag=True, help="A tiny run for tests (a few photos, one epoch).")
 @click.option("--photos", type=click.IntRange(1, 100000), default=None,
-              help="Training photos (default 1500).")
+              help="Training photos (default 1500 for pips, 3000 for the board).")
 @click.option("--epochs", type=click.IntRange(1, 200), default=None)
 @click.option("--workers", type=click.IntRange(1, 16), default=None,
               help="Processes rendering training photos (default 2).")
-def train(out: str, quick: bool, photos: int | None, epochs: int | None,
-          workers: int | None) -> None:
-    """Train the pip classifier on synthetic photos and export it to ONNX (CPU)."""
+def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
+          epochs: int | None, workers: int | None) -> None:
+    """Train the pip classifier and the board finder on synthetic photos and export
+    them to ONNX (CPU)."""
     from dataclasses import replace
 
     try:
+        from ..training.board_train import BOARD_QUICK, BoardTrainConfig, train_board
         from ..training.train import QUICK, TrainConfig
         from ..training.train import train as run_train
     except ImportError as exc:
         raise InputError(f"training needs the optional extra: pip install 'zatre-vision[train]' "
                          f"({exc.name} is missing)") from None
-    cfg = QUICK if quick else TrainConfig()
     changes = {k: v for k, v in (("photos", photos), ("epochs", epochs), ("workers", workers))
                if v is not None}
-    cfg = replace(cfg, **changes)
-    card = run_train(cfg, Path(out), progress=True)
-    click.echo(json.dumps({"model": out, "parameters": card["parameters"],
-                           "validation_accuracy": card["metrics"]["validation_crops"]["accuracy"],
-                           "seconds": card["training"]["total_seconds"]}))
+    report: dict = {}
+    if which in ("all", "pips"):
+        cfg = replace(QUICK if quick else TrainConfig(), **changes)
+        card = run_train(cfg, Path(out), progress=True)
+        report["pips"] = {"model": out, "parameters": card["parameters"],
+                          "validation_accuracy":
+                              card["metrics"]["validation_crops"]["accuracy"],
+                          "seconds": card["training"]["total_seconds"]}
+    if which in ("all", "board"):
+        bcfg = replace(BOARD_QUICK if quick else BoardTrainConfig(), **changes)
+        card = train_board(bcfg, Path(board_out), progress=True)
+        report["board"] = {"model": board_out, "parameters": card["parameters"],
+                           "validation": card["metrics"]["validation"],
+                           "seconds": card["training"]["total_seconds"]}
+    click.echo(json.dumps(report))
 
 
 @click.command("vision")

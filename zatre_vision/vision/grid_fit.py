@@ -64,7 +64,10 @@ PROFILE_PASSES = ((0.65, np.linspace(0.92, 1.08, 17), False),
 #: line-search windows (half-width, cells), one per round
 ROUNDS = (0.25, 0.12, 0.06)
 #: one-cell shifts tried by the phase check, and the margin a shift must win by
-PHASE_SHIFTS = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
+PHASE_SHIFTS = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1),
+                (-1, -1))
+#: the phase check runs again after a shift, at most this many times in all
+PHASE_ROUNDS = 2
 PHASE_MARGIN = 0.02
 #: steps of the search for the radial term in ``fit_points``, one per iteration
 K_STEPS = (0.025,)
@@ -125,7 +128,10 @@ def fit_points(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: in
         if best is None:
             return None
         if fit_k and step:
-            lo, hi = (_fit_k(g, ip, width, height, k + d) for d in (-step, step))
+            # trial terms stay within the lens range (a pincushion term bends the grid
+            # to fit a wrong line)
+            lo, hi = (_fit_k(g, ip, width, height, float(np.clip(k + d, *K_RANGE)))
+                      for d in (-step, step))
             if lo is not None and hi is not None:
                 den = lo[0] - 2 * best[0] + hi[0]
                 kk = k + (0.5 * step * (lo[0] - hi[0]) / den if den > 1e-12 else
@@ -355,9 +361,13 @@ def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = 
     if model is None:
         return None
     frame = _frame(small, model)
-    shift = _phase(frame)
-    if shift != (0, 0):
-        model = _line_search(_frame(small, _shifted(model, *shift)), ROUNDS[-1])
+    shift = (0, 0)
+    for _ in range(PHASE_ROUNDS):
+        step = _phase(frame)
+        if step == (0, 0):
+            break
+        shift = (shift[0] + step[0], shift[1] + step[1])
+        model = _line_search(_frame(small, _shifted(model, *step)), ROUNDS[-1])
         if model is None:
             return None
         frame = _frame(small, model)

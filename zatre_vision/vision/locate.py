@@ -564,23 +564,28 @@ def _agreeing(fits: list[tuple[GridModel, float]], floor: float
 FIT_CELL_PX = 22.0
 
 
-def upright(model: GridModel) -> GridModel:
-    """The same grid, its corners relabelled so the top edge (TL -> TR) runs left to right
-    within 45 degrees of horizontal (contracts.md: board upright within 45 degrees)."""
-    c = model.corners()
-    for s in range(4):
-        d = c[(s + 1) % 4] - c[s]
-        ang = np.degrees(np.arctan2(d[1], d[0]))
-        if -45.0 < ang <= 45.0:
-            break
-    else:
-        return model
-    if s == 0:
+def relabelled(model: GridModel, s: int) -> GridModel:
+    """The same grid with its corner labels moved by ``s`` quarter turns (corner ``s``
+    of ``model`` becomes the top-left one)."""
+    if s % 4 == 0:
         return model
     src = GRID_CORNERS.astype(np.float32)
-    dst = np.roll(GRID_CORNERS, -s, axis=0).astype(np.float32)
+    dst = np.roll(GRID_CORNERS, -(s % 4), axis=0).astype(np.float32)
     t = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
     return GridModel(model.homography @ t, model.k, model.width, model.height)
+
+
+def upright(model: GridModel) -> GridModel:
+    """The same grid, its corners relabelled so the top edge (TL -> TR) is the most
+    nearly horizontal edge running left to right (contracts.md: board upright within
+    45 degrees). Under perspective two edges can both lie within 45 degrees of
+    horizontal; the more horizontal one wins, whatever the labels were before."""
+    c = model.corners()
+    angles = []
+    for s in range(4):
+        d = c[(s + 1) % 4] - c[s]
+        angles.append(abs(np.degrees(np.arctan2(d[1], d[0]))))
+    return relabelled(model, int(np.argmin(angles)))
 
 
 def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:

@@ -1,6 +1,6 @@
 """``BoardReader``: one camera frame in, the state of every cell out.
 
-locate (or calibration / markers) -> rectify -> 193 crops -> ONNX classifier ->
+locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops -> ONNX classifier ->
 classical pip count as a cross-check -> cells, uncertain, occluded. The model is
 loaded once per reader; a reader holds no per-frame state.
 """
@@ -14,13 +14,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .board_net import DEFAULT_BOARD_MODEL
 from .calibration import Calibration, board_moved
 from .cells import crops, model_maps, normalise, rectify_board
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
+from .find_board import BoardLocator
 from .geometry import CELL_NAMES, IS_LIGHT, GridModel
-from .locate import locate
 from .markers import locate_with_markers
-from .pips import count_pips
+from .pips import count_all
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -65,10 +66,12 @@ class ReadResult:
         return d
 
 
-def looks_like_tile(crop: np.ndarray) -> bool:
-    """A cheap check on a dark (not x2) cell: is its middle mostly bright like a tile?"""
-    c = crop.shape[0] // 2
-    return float(np.median(crop[c - 6:c + 6, c - 6:c + 6])) > TILE_BRIGHT
+def looks_like_tiles(crops: np.ndarray) -> np.ndarray:
+    """A cheap check per crop: is its middle mostly bright like a tile? (On a dark,
+    not x2, cell that the classifier calls empty, this means blur or glare.)"""
+    c = crops.shape[1] // 2
+    middle = crops[:, c - 6:c + 6, c - 6:c + 6].reshape(len(crops), 144)
+    return np.median(middle, axis=1) > TILE_BRIGHT
 
 
 def _reading_key(name: str) -> tuple[int, int]:
@@ -90,8 +93,11 @@ class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
                  min_confidence: float = MIN_CONFIDENCE,
-                 veto_confidence: float = VETO_CONFIDENCE):
+                 veto_confidence: float = VETO_CONFIDENCE,
+                 board_model_path: Path | str | None = DEFAULT_BOARD_MODEL):
         self.classifier = PipClassifier(model_path, threads)
+        #: without the board model (None, or its file missing) the classical search runs
+        self.locator = BoardLocator(board_model_path, threads)
         self.calibration = calibration
         self.markers = markers
         self.min_confidence = min_confidence
@@ -110,8 +116,8 @@ class BoardReader:
             r = locate_with_markers(work)
             if r.found:
                 return [(r.model, r.score)], "markers"
-        r = locate(work)
-        return list(r.candidates[:MAX_CANDIDATES]), "locate"
+        found = self.locator.locate(work)
+        return list(found.result.candidates[:MAX_CANDIDATES]), f"locate:{found.method}"
 
     def _read_cells(self, grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, np.ndarray]:
         board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
@@ -150,7 +156,10 @@ class BoardReader:
         """Cells, uncertain and occluded lists from crops and class probabilities."""
         cls = probs.argmax(axis=1)
         conf = probs.max(axis=1)
-        counts = np.full(len(cls), -2, np.int32)
+        bright_empty = (cls == 0) & ~IS_LIGHT
+        bright_empty[bright_empty] = looks_like_tiles(cr[bright_empty])
+        checked = (cls > 0) & (cls != OCCLUDED) & (conf < self.veto_confidence)
+        counts = count_all(cr, checked)
         cells: dict[str, int] = {}
         uncertain: list[str] = []
         occluded: list[str] = []
@@ -161,13 +170,11 @@ class BoardReader:
                 uncertain.append(name)
                 continue
             doubt = conf[i] < self.min_confidence
-            if c == 0 and not IS_LIGHT[i] and looks_like_tile(cr[i]):
+            if bright_empty[i]:
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
-            if c > 0 and conf[i] < self.veto_confidence:
-                counts[i] = count_pips(cr[i])
-                # the classical count abstains when it sees no plausible tile (0 or -1)
-                if counts[i] > 0 and counts[i] != c:
-                    doubt = True
+            # the classical count abstains when it sees no plausible tile (0 or -1)
+            if checked[i] and counts[i] > 0 and counts[i] != c:
+                doubt = True
             if doubt:
                 uncertain.append(name)
             elif c > 0:

@@ -1,0 +1,70 @@
+"""The board network's input, targets and decoding (the model itself is in test_reader)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from zatre_vision.vision.board_net import INPUT_H, INPUT_W, decode, net_input
+from zatre_vision.vision.find_board import corner_gap_cells
+
+from .conftest import render
+
+
+@pytest.mark.parametrize("shape", [(960, 1280, 3), (480, 640, 3), (1080, 1920, 3),
+                                   (3040, 4056, 3), (600, 600), (720, 960, 3)])
+def test_net_input_keeps_aspect_and_pads(shape):
+    img = np.full(shape, 200, np.uint8)
+    x, scale, (px, py) = net_input(img)
+    assert x.shape == (3, INPUT_H, INPUT_W)
+    assert x.dtype == np.uint8
+    h, w = shape[:2]
+    assert abs(w * scale - (INPUT_W - 2 * px)) <= 1.01
+    # the frame is bright, the padding black
+    assert x[:, int(py) + 1, int(px) + 1].min() == 200
+    if px >= 1:
+        assert x[:, :, 0].max() == 0
+
+
+@pytest.mark.parametrize("kind", ["empty", "hand", "full"])
+def test_targets_decode_back_to_the_true_corners(kind):
+    """The training targets, decoded as the reader decodes the network's maps, give the
+    true grid corners back: targets and decoding use one geometry."""
+    from zatre_vision.training.board_data import targets
+
+    img, truth = render(kind, 2)
+    _, scale, pad = net_input(img)
+    out = decode(targets(truth, scale, pad).astype(np.float64), scale, pad)
+    assert out is not None
+    c = np.asarray(truth["corners"])
+    cell = float(np.linalg.norm(c[1] - c[0])) / 15
+    assert corner_gap_cells(out.corners, c, cell) < 0.2
+    assert out.confidence > 0.9
+
+
+def test_decode_of_empty_maps_is_no_board():
+    assert decode(np.zeros((2, INPUT_H // 2, INPUT_W // 2)), 0.125, (0.0, 0.0)) is None
+    speck = np.zeros((2, INPUT_H // 2, INPUT_W // 2))
+    speck[0, 10:14, 10:14] = 1.0     # far too small for a board
+    assert decode(speck, 0.125, (0.0, 0.0)) is None
+
+
+def test_locator_uses_the_network_and_falls_back_without_it(photos, tmp_path):
+    import cv2
+
+    from zatre_vision.vision.find_board import BoardLocator
+
+    path, truth = photos["hand"]
+    img = cv2.imread(str(path))
+    c = np.asarray(truth["corners"])
+    cell = float(np.linalg.norm(c[1] - c[0])) / 15
+    net = BoardLocator().locate(img)
+    assert net.method == "net"
+    assert corner_gap_cells(net.result.model.corners(), c, cell) < 0.3
+    classical = BoardLocator(tmp_path / "missing.onnx")
+    assert classical.finder is None and "not found" in classical.load_error
+    found = classical.locate(img)
+    assert found.method == "classical"
+    assert corner_gap_cells(found.result.model.corners(), c, cell) < 0.3
+    nothing = BoardLocator().locate(cv2.imread(str(photos["none"][0])))
+    assert not nothing.result.found and nothing.method == "none"

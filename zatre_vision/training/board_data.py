@@ -1,0 +1,119 @@
+"""Training pairs for the board finder: small photos and where the grid is in them.
+
+Photos come from ``synth.photos.render_photo`` rendered directly at ``RENDER_SIZE``
+(the renderer scales blur and noise with the frame), then reduced to the network's
+input exactly as the reader reduces a camera frame (``vision.board_net.net_input``).
+Targets, at half the input resolution:
+
+- ``mask``: the fraction of each pixel inside the outer outline of the 15 x 15 grid,
+  hands and tiles included (the network learns to see the board through an arm);
+- ``corners``: a Gaussian bump (sigma ``CORNER_SIGMA`` px) on each of the four outer
+  grid corners, whether visible or not.
+
+The outline follows the lens distortion of the truth camera, so a wide lens's bent
+edges are taught as they appear.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..vision.board_net import INPUT_H, INPUT_W, OUT_STRIDE, net_input
+from .dataset import truth_projector
+
+RENDER_SIZE = (448, 336)
+CORNER_SIGMA = 1.2
+#: the outline is drawn this many times finer, then averaged down (soft edges)
+SUPER = 4
+
+
+@dataclass(frozen=True)
+class BoardDataSpec:
+    seed: int
+    photos: int
+    wide: bool = False
+
+
+def outline_px(truth: dict, per_side: int = 32) -> np.ndarray:
+    """Image points (4 * per_side, 2) along the outer grid outline, clockwise from TL."""
+    project = truth_projector(truth)
+    t = np.linspace(0.0, 15.0, per_side, endpoint=False)
+    z = np.zeros_like(t)
+    uv = np.concatenate([np.stack([t, z], 1), np.stack([z + 15, t], 1),
+                         np.stack([15 - t, z + 15], 1), np.stack([z, 15 - t], 1)])
+    return project(uv)
+
+
+def targets(truth: dict, scale: float, pad: tuple[float, float]) -> np.ndarray:
+    """(2, H/OUT_STRIDE, W/OUT_STRIDE) float32: grid mask and corner heat map.
+
+    ``scale`` and ``pad`` are those ``net_input`` applied to the photo.
+    """
+    oh, ow = INPUT_H // OUT_STRIDE, INPUT_W // OUT_STRIDE
+    out = np.zeros((2, oh, ow), np.float32)
+    if not truth.get("board_found"):
+        return out
+    # pixel-edge coordinates (a pixel spans [i, i + 1)) scale by plain multiplication
+    f = scale / OUT_STRIDE
+    offset = np.array(pad) / OUT_STRIDE
+    poly = (outline_px(truth) + 0.5) * f + offset
+    big = np.zeros((oh * SUPER, ow * SUPER), np.uint8)
+    pts = np.round((poly * SUPER - 0.5) * 16).astype(np.int32)  # 4 fractional bits
+    cv2.fillPoly(big, [pts], 255, lineType=cv2.LINE_AA, shift=4)
+    out[0] = cv2.resize(big, (ow, oh), interpolation=cv2.INTER_AREA) / 255.0
+    corners = (np.asarray(truth["corners"], np.float64) + 0.5) * f + offset
+    yy, xx = np.mgrid[0:oh, 0:ow].astype(np.float64)
+    heat = np.zeros((oh, ow))
+    for cx, cy in corners - 0.5:
+        heat = np.maximum(heat, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2)
+                                       / (2 * CORNER_SIGMA ** 2)))
+    out[1] = heat
+    return out
+
+
+def _work(args: tuple[BoardDataSpec, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    from ..synth.config import SynthConfig
+    from ..synth.photos import render_photo
+    from ..synth.scene import Renderer
+
+    spec, start, stop = args
+    cv2.setNumThreads(1)
+    cfg = SynthConfig.wide() if spec.wide else SynthConfig()
+    renderer = Renderer(cfg, spec.seed, *RENDER_SIZE)
+    games: dict = {}
+    xs, ys, cs = [], [], []
+    for i in range(start, stop):
+        jpeg, truth = render_photo(renderer, cfg, spec.seed, i, games)
+        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        x, scale, pad = net_input(img)
+        xs.append(x)
+        ys.append(targets(truth, scale, pad))
+        cs.append(np.asarray(truth["corners"], np.float32) if truth.get("board_found")
+                  else np.full((4, 2), np.nan, np.float32))
+    return np.stack(xs), np.stack(ys), np.stack(cs)
+
+
+def build(spec: BoardDataSpec, workers: int = 2, chunk: int = 50, progress=None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inputs (N, 3, H, W) uint8, targets (N, 2, H/2, W/2) float16 and the true grid
+    corners (N, 4, 2) in rendered-frame pixels (NaN without a board) for ``spec``."""
+    jobs = [(spec, s, min(s + chunk, spec.photos + 1)) for s in range(1, spec.photos + 1, chunk)]
+    xs, ys, cs = [], [], []
+    if workers <= 1:
+        results = map(_work, jobs)
+    else:
+        ex = ProcessPoolExecutor(workers)
+        results = ex.map(_work, jobs)
+    for x, y, c in results:
+        xs.append(x)
+        ys.append(y.astype(np.float16))
+        cs.append(c)
+        if progress:
+            progress(len(x))
+    if workers > 1:
+        ex.shutdown()
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(cs)

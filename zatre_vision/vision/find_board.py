@@ -1,0 +1,124 @@
+"""``BoardLocator``: the board in one frame, learned outline first, classical search second.
+
+1. The board network (``board_net.BoardFinder``) gives the four outer grid corners
+   from a 160 x 120 copy of the frame, about a third of a cell off at worst, hands and
+   tiles notwithstanding.
+2. ``grid_fit.fit_from_corners`` takes them to the white grid lines (a fraction of a
+   line width) and scores the fit by line contrast.
+3. The fit is accepted when its lines are clearly there, or, with fainter lines (blur,
+   dark photos, many tiles), when it lands where the network put the board: two
+   independent cues agreeing.
+4. Otherwise (no model file, or neither cue convincing) the classical search of
+   ``locate.locate`` runs, which is slower but needs no model.
+5. The corners are labelled by the board's print (``orient.by_print``: the yellow
+   label is bottom right) where it is seen, else by the contract's rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
+from .grid_fit import FitResult, fit_from_corners
+from .locate import LocateResult, locate, to_grey
+from .orient import by_print
+
+#: a fit this good overall and in its worst quarter ends the search over starts
+GOOD_SCORE, GOOD_QUARTER = 0.75, 0.55
+#: fits from one start: the first, then one from the first fit's corners
+FITS_PER_START = 2
+#: a fit with at least this line contrast is a board on its own
+MIN_SCORE = 0.6
+#: a fit down to this contrast is a board when it agrees with the network's outline
+MIN_SCORE_AGREEING = 0.35
+#: agreement: every fitted corner within this many cells of the network's corner
+AGREE_CELLS = 0.75
+#: the network's outline must be this sure to vouch for a faint fit
+MIN_CONFIDENCE = 0.8
+
+
+@dataclass(frozen=True)
+class Located:
+    result: LocateResult
+    method: str                       # "net", "classical" or "none"
+    outline: BoardOutline | None = None
+
+
+def corner_gap_cells(a: np.ndarray, b: np.ndarray, cell_px: float) -> float:
+    """Largest distance between matching corners of two outlines, in cells (the
+    labels may start at different corners)."""
+    return min(float(np.linalg.norm(np.roll(a, k, 0) - b, axis=1).max())
+               for k in range(4)) / max(cell_px, 1e-6)
+
+
+def _oriented(image: np.ndarray, r: LocateResult) -> LocateResult:
+    """``r`` with every fit labelled by the board's print where it is seen."""
+    cands = tuple((by_print(image, m), score) for m, score in r.candidates)
+    return LocateResult(cands[0][0] if cands else r.model, r.score, r.inliers, cands)
+
+
+class BoardLocator:
+    """Finds the board in frames; loads the board network once (if present)."""
+
+    def __init__(self, model_path: Path | str | None = DEFAULT_BOARD_MODEL,
+                 threads: int = 1, fallback: bool = True):
+        self.finder: BoardFinder | None = None
+        self.load_error: str | None = None
+        if model_path is not None:
+            try:
+                self.finder = BoardFinder(model_path, threads)
+            except BoardModelError as exc:
+                self.load_error = str(exc)
+        self.fallback = fallback
+
+    def locate(self, image: np.ndarray) -> Located:
+        grey = to_grey(image)
+        outline = self.finder.find(image) if self.finder is not None else None
+        if outline is not None:
+            fit = self._best_fit(grey, outline)
+            if fit is not None and self._accept(fit.score, fit.model, outline):
+                model = by_print(image, fit.model)
+                return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)),
+                               "net", outline)
+        if self.finder is not None and not self.fallback:
+            return Located(LocateResult(None, 0.0, 0), "none", outline)
+        r = locate(grey)
+        if not r.found:
+            return Located(r, "none", outline)
+        return Located(_oriented(image, r), "classical", outline)
+
+    @staticmethod
+    def _best_fit(grey: np.ndarray, outline: BoardOutline) -> FitResult | None:
+        """Grid fits from the outline's starts, each followed by a second fit from its
+        own corners when it is not yet good everywhere (a fit that caught the wrong line
+        at one corner usually lands nearer); stops at the first fit good everywhere and
+        otherwise returns the best by overall and worst-quarter line contrast."""
+        best, best_rank = None, -np.inf
+        for corners in outline.starts():
+            start = corners
+            for _ in range(FITS_PER_START):
+                fit = fit_from_corners(grey, start)
+                if fit is None:
+                    break
+                rank = fit.score + 0.5 * min(fit.quarters)
+                if rank > best_rank:
+                    best, best_rank = fit, rank
+                if fit.score >= GOOD_SCORE and min(fit.quarters) >= GOOD_QUARTER:
+                    return fit
+                start = fit.model.corners()
+        return best
+
+    @staticmethod
+    def _accept(score: float, model, outline: BoardOutline) -> bool:
+        if score >= MIN_SCORE:
+            return True
+        if score < MIN_SCORE_AGREEING or outline.confidence < MIN_CONFIDENCE:
+            return False
+        gap = corner_gap_cells(model.corners(), outline.corners, model.cell_size_px())
+        return gap <= AGREE_CELLS
+
+
+__all__ = ["BoardLocator", "Located", "corner_gap_cells"]
