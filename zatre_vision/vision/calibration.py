@@ -100,7 +100,9 @@ def make_calibration(image: np.ndarray, model: GridModel) -> Calibration:
 
 
 def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5) -> bool:
-    """Cheap check: are the grid lines still where the calibration says?
+    """Cheap check: are the grid lines still where the calibration says? ``frame`` is
+    already undistorted with the calibration's lens, if it has one (the reader does it
+    once per frame).
 
     Hands and tiles hide some lines, so the board counts as moved only when fewer than
     ``ratio`` of the calibration's line samples are still found (a shift of a fifth of
@@ -108,4 +110,4 @@ def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5)
     """
     h, w = frame.shape[:2]
     model = calibration.model_for(w, h)
-    return line_score(calibration.undistort(frame), model) < ratio * calibration.line_score
+    return line_score(frame, model) < ratio * calibration.line_score

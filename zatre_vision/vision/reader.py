@@ -105,11 +105,11 @@ class BoardReader:
 
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray) -> tuple[list[tuple[GridModel, float]], str]:
-        """Candidate grid models (best first) and where they came from."""
+        """Candidate grid models (best first) and where they came from. ``work`` is
+        already undistorted when the calibration has lens intrinsics (``read``)."""
         h, w = work.shape[:2]
         if self.calibration is not None:
-            frame = self.calibration.undistort(work)
-            if not board_moved(frame, self.calibration):
+            if not board_moved(work, self.calibration):
                 return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
                     "calibration"
         if self.markers:
