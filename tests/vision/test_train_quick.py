@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from zatre_vision.vision.board_net import BoardFinder
+from zatre_vision.vision.board_net import INPUT_H, INPUT_W, BoardFinder
 from zatre_vision.vision.classify import CLASSES, PipClassifier
 
 
@@ -18,9 +18,15 @@ def test_quick_training_exports_a_usable_model(tmp_path):
 
     out = tmp_path / "pips.onnx"
     board_out = tmp_path / "board.onnx"
-    res = CliRunner().invoke(train, ["--quick", "--out", str(out), "--board-out",
-                                     str(board_out)])
+    args = ["--quick", "--out", str(out), "--board-out", str(board_out), "--cache-dir",
+            str(tmp_path / "cache")]
+    res = CliRunner().invoke(train, args)
     assert res.exit_code == 0, res.output
+    assert {p.name for p in (tmp_path / "cache").iterdir()} == {"pips-data.npz",
+                                                                "board-data.npz"}
+    # a second run reuses the rendered data (same settings) and still exports models
+    again = CliRunner().invoke(train, args)
+    assert again.exit_code == 0, again.output
     card = json.loads((tmp_path / "pips.onnx.json").read_text())
     assert card["classes"] == list(CLASSES)
     assert card["parameters"] <= 100_000
@@ -33,7 +39,7 @@ def test_quick_training_exports_a_usable_model(tmp_path):
     assert board_card["training"]["data_seed"] != 9001
     finder = BoardFinder(board_out)
     maps, _, _ = finder.maps(np.zeros((480, 640, 3), np.uint8))
-    assert maps.shape == (2, 60, 80)
+    assert maps.shape == (2, INPUT_H // 2, INPUT_W // 2)
     assert ((maps >= 0) & (maps <= 1)).all()
 
 
@@ -49,7 +55,7 @@ def test_committed_model_card():
 
 
 def test_committed_board_model_card():
-    from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL, INPUT_H, INPUT_W
+    from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL
 
     card = json.loads(DEFAULT_BOARD_MODEL.with_suffix(".onnx.json").read_text())
     assert card["input_size"] == [INPUT_W, INPUT_H]

@@ -70,7 +70,10 @@ def export_onnx(model: nn.Module, path: Path) -> None:
                       dynamo=False)
 
 
-def train(cfg: TrainConfig, out: Path, progress: bool = True) -> dict:
+def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None = None
+          ) -> dict:
+    """Render crops (or load them from ``cache``, written by an earlier run of the same
+    data config), train, export ``out`` and its model card."""
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(max(1, cfg.workers))
@@ -84,8 +87,20 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True) -> dict:
     def tick(_n: int) -> None:
         bar.update(chunk)
 
-    x8, y = build(spec, cfg.workers, chunk, tick)
-    vx8, vy = build(vspec, cfg.workers, chunk, tick)
+    key = json.dumps(asdict(cfg) | {"epochs": 0, "lr": 0, "batch": 0, "width": 0})
+    cached = None
+    if cache is not None and cache.is_file():
+        with np.load(cache) as d:
+            if str(d["key"]) == key:
+                cached = d["x"], d["y"], d["vx"], d["vy"]
+    if cached is not None:
+        x8, y, vx8, vy = cached
+    else:
+        x8, y = build(spec, cfg.workers, chunk, tick)
+        vx8, vy = build(vspec, cfg.workers, chunk, tick)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(cache, key=key, x=x8, y=y, vx=vx8, vy=vy)
     bar.close()
     x = x8.astype(np.float32)[:, None] / 100.0
     vx = vx8.astype(np.float32)[:, None] / 100.0

@@ -120,8 +120,11 @@ def _resize(img, f: float):
 @click.option("--epochs", type=click.IntRange(1, 200), default=None)
 @click.option("--workers", type=click.IntRange(1, 16), default=None,
               help="Processes rendering training photos (default 2).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Keep the rendered training data here and reuse it when the data "
+                   "settings are the same (a re-run skips the rendering).")
 def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
-          epochs: int | None, workers: int | None) -> None:
+          epochs: int | None, workers: int | None, cache_dir: str | None) -> None:
     """Train the pip classifier and the board finder on synthetic photos and export
     them to ONNX (CPU)."""
     from dataclasses import replace
@@ -138,14 +141,16 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
     report: dict = {}
     if which in ("all", "pips"):
         cfg = replace(QUICK if quick else TrainConfig(), **changes)
-        card = run_train(cfg, Path(out), progress=True)
+        card = run_train(cfg, Path(out), progress=True,
+                         cache=Path(cache_dir) / "pips-data.npz" if cache_dir else None)
         report["pips"] = {"model": out, "parameters": card["parameters"],
                           "validation_accuracy":
                               card["metrics"]["validation_crops"]["accuracy"],
                           "seconds": card["training"]["total_seconds"]}
     if which in ("all", "board"):
         bcfg = replace(BOARD_QUICK if quick else BoardTrainConfig(), **changes)
-        card = train_board(bcfg, Path(board_out), progress=True)
+        card = train_board(bcfg, Path(board_out), progress=True,
+                           cache=Path(cache_dir) / "board-data.npz" if cache_dir else None)
         report["board"] = {"model": board_out, "parameters": card["parameters"],
                            "validation": card["metrics"]["validation"],
                            "seconds": card["training"]["total_seconds"]}

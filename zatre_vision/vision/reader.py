@@ -108,10 +108,9 @@ class BoardReader:
         """Candidate grid models (best first) and where they came from. ``work`` is
         already undistorted when the calibration has lens intrinsics (``read``)."""
         h, w = work.shape[:2]
-        if self.calibration is not None:
-            if not board_moved(work, self.calibration):
-                return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
-                    "calibration"
+        if self.calibration is not None and not board_moved(work, self.calibration):
+            return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
+                "calibration"
         if self.markers:
             r = locate_with_markers(work)
             if r.found:
