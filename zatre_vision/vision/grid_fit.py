@@ -66,8 +66,9 @@ ROUNDS = (0.25, 0.12, 0.06)
 #: one-cell shifts tried by the phase check, and the margin a shift must win by
 PHASE_SHIFTS = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1),
                 (-1, -1))
-#: the phase check runs again after a shift, at most this many times in all
-PHASE_ROUNDS = 2
+#: rounds of the phase check (a second round after a shift moved fits two cells away
+#: more often than it mended them)
+PHASE_ROUNDS = 1
 PHASE_MARGIN = 0.02
 #: steps of the search for the radial term in ``fit_points``, one per iteration
 K_STEPS = (0.025,)
