@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .onnx_session import open_session
 from .quads import order_corners, quad_from_lines
 
 DEFAULT_BOARD_MODEL = Path(__file__).resolve().parents[2] / "models" / "board.onnx"
@@ -168,8 +169,6 @@ class BoardFinder:
     """onnxruntime session of the board model, single-threaded by default."""
 
     def __init__(self, model_path: Path | str = DEFAULT_BOARD_MODEL, threads: int = 1):
-        import onnxruntime as ort
-
         self.path = Path(model_path)
         if not self.path.is_file():
             raise BoardModelError(f"{self.path}: board model file not found")
@@ -182,17 +181,7 @@ class BoardFinder:
         if size != (INPUT_W, INPUT_H):
             raise BoardModelError(f"{self.path}: input size {size} is not "
                                   f"{(INPUT_W, INPUT_H)}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(self.path), opts,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
-            raise BoardModelError(f"{self.path}: cannot load ({exc.__class__.__name__})") \
-                from None
+        self.session = open_session(self.path, threads, BoardModelError)
         self.input_name = self.session.get_inputs()[0].name
         self.maps(np.zeros((INPUT_H, INPUT_W, 3), np.uint8))  # warm-up
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .onnx_session import open_session
+
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pips.onnx"
 CLASSES = ("empty", "1", "2", "3", "4", "5", "6", "occluded")
 OCCLUDED = CLASSES.index("occluded")
@@ -47,24 +49,13 @@ class PipClassifier:
     """onnxruntime session, single-threaded by default, warmed up at load."""
 
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1):
-        import onnxruntime as ort
-
         self.path = Path(model_path)
         if not self.path.is_file():
             raise ModelError(f"{self.path}: model file not found")
         self.card = ModelCard.load(self.path.with_suffix(self.path.suffix + ".json"))
         if self.card.classes != CLASSES:
             raise ModelError(f"{self.path}: classes {self.card.classes} are not {CLASSES}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(self.path), opts,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
-            raise ModelError(f"{self.path}: cannot load ({exc.__class__.__name__})") from None
+        self.session = open_session(self.path, threads, ModelError)
         self.input_name = self.session.get_inputs()[0].name
         s = self.card.input_size
         self.probabilities(np.zeros((193, s, s), np.float32))  # warm-up
