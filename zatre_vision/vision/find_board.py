@@ -27,7 +27,7 @@ from .locate import LocateResult, locate, to_grey
 from .orient import by_print
 
 #: a fit this good overall and in its worst quarter ends the search over starts
-GOOD_SCORE, GOOD_QUARTER = 0.75, 0.55
+GOOD_SCORE, GOOD_QUARTER = 0.7, 0.5
 #: fits from one start: the first, then one from the first fit's corners
 FITS_PER_START = 2
 #: a fit with at least this line contrast is a board on its own
