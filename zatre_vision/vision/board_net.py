@@ -51,7 +51,6 @@ class BoardModelError(Exception):
 class BoardOutline:
     corners: np.ndarray       # (4, 2) frame pixels, outer grid corners TL TR BR BL
     confidence: float         # mean mask probability inside the region (0..1)
-    fill: float               # region area / area of the fitted quadrilateral
     #: the corners of the mask's outline alone (before the heat map moved them)
     outline_corners: np.ndarray | None = None
 
@@ -148,8 +147,6 @@ def decode(maps: np.ndarray, scale: float, pad: tuple[float, float]) -> BoardOut
     if quad is None:
         quad = box
     quad = order_corners(quad)
-    area = abs(cv2.contourArea(quad.astype(np.float32)))
-    fill = float(region.sum()) / max(area, 1e-6)
     corners = quad.copy()
     side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
     reach = max(CORNER_REACH, CORNER_REACH_SIDE * side)
@@ -157,7 +154,7 @@ def decode(maps: np.ndarray, scale: float, pad: tuple[float, float]) -> BoardOut
         pk = _peak(heat, quad[i], reach)
         if pk is not None and pk[1] >= CORNER_LEVEL:
             corners[i] = pk[0]
-    return BoardOutline(_to_frame(corners, scale, pad), confidence, fill,
+    return BoardOutline(_to_frame(corners, scale, pad), confidence,
                         _to_frame(quad, scale, pad))
 
 

@@ -1,8 +1,8 @@
 """``BoardLocator``: the board in one frame, learned outline first, classical search second.
 
 1. The board network (``board_net.BoardFinder``) gives the four outer grid corners
-   from a 160 x 120 copy of the frame, about a third of a cell off at worst, hands and
-   tiles notwithstanding.
+   from a 224 x 168 copy of the frame, typically a third of a cell off (now and then
+   a cell or two at one corner), hands and tiles notwithstanding.
 2. ``grid_fit.fit_from_corners`` takes them to the white grid lines (a fraction of a
    line width) and scores the fit by line contrast.
 3. The fit is accepted when its lines are clearly there, or, with fainter lines (blur,
@@ -44,7 +44,6 @@ MIN_CONFIDENCE = 0.8
 class Located:
     result: LocateResult
     method: str                       # "net", "classical" or "none"
-    outline: BoardOutline | None = None
 
 
 def corner_gap_cells(a: np.ndarray, b: np.ndarray, cell_px: float) -> float:
@@ -64,7 +63,7 @@ class BoardLocator:
     """Finds the board in frames; loads the board network once (if present)."""
 
     def __init__(self, model_path: Path | str | None = DEFAULT_BOARD_MODEL,
-                 threads: int = 1, fallback: bool = True):
+                 threads: int = 1):
         self.finder: BoardFinder | None = None
         self.load_error: str | None = None
         if model_path is not None:
@@ -72,7 +71,6 @@ class BoardLocator:
                 self.finder = BoardFinder(model_path, threads)
             except BoardModelError as exc:
                 self.load_error = str(exc)
-        self.fallback = fallback
 
     def locate(self, image: np.ndarray) -> Located:
         grey = to_grey(image)
@@ -82,13 +80,11 @@ class BoardLocator:
             if fit is not None and self._accept(fit.score, fit.model, outline):
                 model = by_print(image, fit.model)
                 return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)),
-                               "net", outline)
-        if self.finder is not None and not self.fallback:
-            return Located(LocateResult(None, 0.0, 0), "none", outline)
+                               "net")
         r = locate(grey)
         if not r.found:
-            return Located(r, "none", outline)
-        return Located(_oriented(image, r), "classical", outline)
+            return Located(r, "none")
+        return Located(_oriented(image, r), "classical")
 
     @staticmethod
     def _best_fit(grey: np.ndarray, outline: BoardOutline) -> FitResult | None:

@@ -55,7 +55,3 @@ def count_all(crops: np.ndarray, which: np.ndarray) -> np.ndarray:
     out[idx] = np.where(k <= 6, k, -1)
     return out
 
-
-def count_pips(crop: np.ndarray) -> int:
-    """Pips on the tile in one normalised crop (see ``count_all``)."""
-    return int(count_all(crop[None], np.ones(1, bool))[0])

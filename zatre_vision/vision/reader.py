@@ -1,8 +1,8 @@
 """``BoardReader``: one camera frame in, the state of every cell out.
 
-locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops -> ONNX classifier ->
-classical pip count as a cross-check -> cells, uncertain, occluded. The model is
-loaded once per reader; a reader holds no per-frame state.
+locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops ->
+ONNX classifier -> classical pip count as a cross-check -> cells, uncertain, occluded.
+The models are loaded once per reader; a reader holds no per-frame state.
 """
 
 from __future__ import annotations
