@@ -17,6 +17,7 @@ from tqdm import tqdm
 from ..vision.board_net import INPUT_H, INPUT_W, OUT_STRIDE, decode, net_input
 from .board_data import CORNER_SIGMA, RENDER_SIZE, BoardDataSpec, build
 from .board_model import BoardNet
+from .data_cache import cached
 from .model import parameter_count
 
 BOARD_SEED = 2000        # the benchmark uses 9001 (never used here)
@@ -100,21 +101,18 @@ def _data(cfg: BoardTrainConfig, cache: Path | None, progress: bool
           ) -> tuple[np.ndarray, ...]:
     """Training and validation arrays, rendered (or loaded from ``cache``, a .npz
     written by an earlier run with the same config)."""
-    key = json.dumps(asdict(cfg) | {"epochs": 0, "lr": 0, "batch": 0, "width": 0})
-    if cache is not None and cache.is_file():
-        with np.load(cache) as d:
-            if str(d["key"]) == key:
-                return d["x"], d["y"], d["vx"], d["vc"]
-    bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render board photos", unit="photo",
-               file=sys.stderr, disable=not progress)
-    x, y, _ = build(BoardDataSpec(cfg.seed, cfg.photos), cfg.workers, progress=bar.update)
-    vx, _, vc = build(BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos), cfg.workers,
-                      progress=bar.update)
-    bar.close()
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cache, key=key, x=x, y=y, vx=vx, vc=vc)
-    return x, y, vx, vc
+    def render() -> dict[str, np.ndarray]:
+        bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render board photos",
+                   unit="photo", file=sys.stderr, disable=not progress)
+        x, y, _ = build(BoardDataSpec(cfg.seed, cfg.photos), cfg.workers,
+                        progress=bar.update)
+        vx, _, vc = build(BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos), cfg.workers,
+                          progress=bar.update)
+        bar.close()
+        return {"x": x, "y": y, "vx": vx, "vc": vc}
+
+    d = cached(cache, cfg, render)
+    return d["x"], d["y"], d["vx"], d["vc"]
 
 
 def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,

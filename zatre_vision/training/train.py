@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from ..vision.cells import CROP, MARGIN, PPC
 from ..vision.classify import CLASSES
+from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
 from .model import PipNet, parameter_count
 
@@ -82,25 +83,17 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render crops", unit="photo",
                file=sys.stderr, disable=not progress)
     chunk = 25
-    step = {"n": 0}
 
     def tick(_n: int) -> None:
         bar.update(chunk)
 
-    key = json.dumps(asdict(cfg) | {"epochs": 0, "lr": 0, "batch": 0, "width": 0})
-    cached = None
-    if cache is not None and cache.is_file():
-        with np.load(cache) as d:
-            if str(d["key"]) == key:
-                cached = d["x"], d["y"], d["vx"], d["vy"]
-    if cached is not None:
-        x8, y, vx8, vy = cached
-    else:
+    def render() -> dict[str, np.ndarray]:
         x8, y = build(spec, cfg.workers, chunk, tick)
         vx8, vy = build(vspec, cfg.workers, chunk, tick)
-        if cache is not None:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(cache, key=key, x=x8, y=y, vx=vx8, vy=vy)
+        return {"x": x8, "y": y, "vx": vx8, "vy": vy}
+
+    data = cached(cache, cfg, render)
+    x8, y, vx8, vy = data["x"], data["y"], data["vx"], data["vy"]
     bar.close()
     x = x8.astype(np.float32)[:, None] / 100.0
     vx = vx8.astype(np.float32)[:, None] / 100.0
@@ -132,7 +125,6 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
             loss.backward()
             opt.step()
             sched.step()
-            step["n"] += 1
             total += float(loss.detach())
         val = evaluate(model, vx, vy)
         history.append({"epoch": epoch + 1, "loss": round(total / nb, 4),
