@@ -39,11 +39,11 @@ import numpy as np
 
 from .geometry import GRID_EDGES, GridModel, dlt_homography, homography_from_corners
 from .locate import (
-    _PHANTOM,
-    _QUARTER,
     EDGE_NORMALS,
     EDGE_POINTS,
     K_RANGE,
+    PHANTOM_EDGES,
+    QUARTERS,
     directional_ridges,
     ridge_search,
     upright,
@@ -284,7 +284,7 @@ def _phase(frame: _Frame) -> tuple[int, int]:
     best, best_shift = -np.inf, (0, 0)
     for du, dv in PHASE_SHIFTS:
         on = _segment_evidence(frame, GRID_EDGES, du, dv).mean()
-        off = _segment_evidence(frame, _PHANTOM, du, dv).mean()
+        off = _segment_evidence(frame, PHANTOM_EDGES, du, dv).mean()
         score = (on - off) / (on + off + 1e-6) - PHASE_MARGIN * (du != 0 or dv != 0)
         if score > best:
             best, best_shift = score, (du, dv)
@@ -306,7 +306,7 @@ def contrasts(frame: _Frame) -> tuple[float, tuple[float, ...]]:
     def ratio(a: float, b: float) -> float:
         return (a - b) / (a + b + 1e-6)
 
-    quarters = tuple(ratio(float(on[q].mean()), float(mid[q].mean())) for q in _QUARTER)
+    quarters = tuple(ratio(float(on[q].mean()), float(mid[q].mean())) for q in QUARTERS)
     return ratio(float(on.mean()), float(mid.mean())), quarters
 
 

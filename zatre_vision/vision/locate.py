@@ -438,7 +438,8 @@ def line_contrast(grey: np.ndarray, model: GridModel, blur: bool = True) -> floa
     return (a - b) / (a + b + 1e-6)
 
 
-_QUARTER = [((EDGE_POINTS[:, 0] < 7.5) == (qx == 0)) & ((EDGE_POINTS[:, 1] < 7.5) == (qy == 0))
+#: line samples of each quarter of the board (TL, TR, BL, BR), shared with grid_fit
+QUARTERS = [((EDGE_POINTS[:, 0] < 7.5) == (qx == 0)) & ((EDGE_POINTS[:, 1] < 7.5) == (qy == 0))
             for qy in (0, 1) for qx in (0, 1)]
 
 
@@ -454,7 +455,7 @@ def quarter_contrasts(grey: np.ndarray, model: GridModel, blur: bool = True
     mid[vert] = _sample(fv, _rect_px(EDGE_POINTS[vert] + [0.5, 0])[None])[0]
     mid[~vert] = _sample(fh, _rect_px(EDGE_POINTS[~vert] + [0, 0.5])[None])[0]
     out = []
-    for q in _QUARTER:
+    for q in QUARTERS:
         a, b = float(on[q].mean()), float(mid[q].mean())
         out.append((a - b) / (a + b + 1e-6))
     return out
@@ -472,7 +473,8 @@ def _phantom_edges() -> np.ndarray:
     return np.array(out, np.float64)
 
 
-_PHANTOM = _phantom_edges()
+#: the extended grid's unit segments that are no line of the board (margin, cut corners)
+PHANTOM_EDGES = _phantom_edges()
 
 
 def _edge_mid_evidence(fv: np.ndarray, fh: np.ndarray, edges: np.ndarray,
@@ -496,7 +498,7 @@ def fix_layout(grey: np.ndarray, model: GridModel, blur: bool = True) -> GridMod
     best, best_shift = -np.inf, (0.0, 0.0)
     for shift in ((0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
         on = _edge_mid_evidence(fv, fh, GRID_EDGES, shift).mean()
-        off = _edge_mid_evidence(fv, fh, _PHANTOM, shift).mean()
+        off = _edge_mid_evidence(fv, fh, PHANTOM_EDGES, shift).mean()
         score = (on - off) / (on + off + 1e-6)
         if score > best + 0.02 * (shift != (0.0, 0.0)):
             best, best_shift = score, shift
