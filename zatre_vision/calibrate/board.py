@@ -12,7 +12,7 @@ from ..vision.calibration import Calibration, line_score
 from ..vision.find_board import BoardLocator
 from ..vision.geometry import GridModel
 from ..vision.markers import locate_with_markers
-from ..vision.reader import WORK_SIDE
+from ..vision.reader import work_image
 
 
 class RegistrationError(ValueError):
@@ -34,20 +34,11 @@ class Registration:
                 "lens": self.calibration.camera_matrix is not None}
 
 
-def _work(image: np.ndarray) -> tuple[np.ndarray, float]:
-    h, w = image.shape[:2]
-    f = min(1.0, WORK_SIDE / max(h, w))
-    if f == 1.0:
-        return image, f
-    return cv2.resize(image, (int(round(w * f)), int(round(h * f))),
-                      interpolation=cv2.INTER_AREA), f
-
-
 def register_board(image: np.ndarray, lens: tuple[np.ndarray, np.ndarray] | None = None,
                    markers: bool = False) -> Registration:
     """Calibration from one frame (the size the reader works at, as ``zatre read
     --save-calibration`` saves it). ``lens``: (K, dist) for the input image's size."""
-    work, f = _work(image)
+    work, f = work_image(image)
     k_mat = dist = None
     if lens is not None:
         k_mat = lens[0].copy()
