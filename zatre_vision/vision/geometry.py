@@ -46,6 +46,10 @@ def _cell_edges() -> np.ndarray:
 GRID_EDGES = _cell_edges()
 
 
+#: Newton steps of ``GridModel.undistort`` (converged to 1e-9 px for any lens we meet)
+UNDISTORT_STEPS = 4
+
+
 @dataclass(frozen=True)
 class GridModel:
     """Grid units -> image pixels for one image size."""
@@ -69,13 +73,19 @@ class GridModel:
         return self.centre + d * (1 + self.k * r2)
 
     def undistort(self, pts: np.ndarray) -> np.ndarray:
+        """Inverse of ``distort``: per point, the radius rho with
+        rho (1 + k rho^2) = |d| (normalised), by Newton's method from rho = |d|."""
         d = np.asarray(pts, np.float64) - self.centre
-        u = d.copy()
-        if self.k:
-            for _ in range(8):
-                r2 = (u * u).sum(axis=-1, keepdims=True) / self.scale ** 2
-                u = d / (1 + self.k * r2)
-        return self.centre + u
+        if not self.k:
+            return self.centre + d
+        r = np.sqrt((d * d).sum(axis=-1, keepdims=True)) / self.scale
+        rho = r.copy()
+        for _ in range(UNDISTORT_STEPS):
+            kr2 = self.k * rho * rho
+            # bounded steps: beyond the turning point of a strong pincushion term there
+            # is no inverse, and the points stay finite instead
+            rho = np.maximum(rho - (rho * (1 + kr2) - r) / np.maximum(1 + 3 * kr2, 0.25), 0)
+        return self.centre + d * (rho / np.maximum(r, 1e-12))
 
     def to_image(self, uv: np.ndarray) -> np.ndarray:
         uv = np.asarray(uv, np.float64).reshape(-1, 2)
@@ -128,6 +138,10 @@ class GridModel:
         return cls(h, float(d.get("k", 0.0)), w, hh)
 
 
+#: image coordinates beyond this (px) mean a degenerate fit, not a board
+MAX_COORDINATE = 1e7
+
+
 def _normaliser(p: np.ndarray) -> np.ndarray:
     c = p.mean(axis=0)
     s = np.sqrt(2) / max(float(np.sqrt(((p - c) ** 2).sum(axis=1)).mean()), 1e-12)
@@ -137,20 +151,29 @@ def _normaliser(p: np.ndarray) -> np.ndarray:
 def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     """Least-squares homography (normalised DLT); much faster than cv2's refined fit."""
     src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
-    if len(src) < 4:
+    if len(src) < 4 or not (np.isfinite(src).all() and np.isfinite(dst).all()):
         return None
+    if np.abs(dst).max() > MAX_COORDINATE:
+        return None          # a degenerate model threw the points far off the image
     ts, td = _normaliser(src), _normaliser(dst)
     a = src @ ts[:2, :2].T + ts[:2, 2]
     b = dst @ td[:2, :2].T + td[:2, 2]
-    n = len(a)
-    m = np.zeros((2 * n, 9))
-    m[0::2, 0:2], m[0::2, 2] = a, 1
-    m[0::2, 6:8], m[0::2, 8] = -b[:, :1] * a, -b[:, 0]
-    m[1::2, 3:5], m[1::2, 5] = a, 1
-    m[1::2, 6:8], m[1::2, 8] = -b[:, 1:] * a, -b[:, 1]
-    _, _, vt = np.linalg.svd(m.T @ m)
-    h = vt[-1].reshape(3, 3)
-    h = np.linalg.inv(td) @ h @ ts
+    # normal matrix M^T M of the DLT system (rows [a 1, 0, -bx (a 1)] and
+    # [0, a 1, -by (a 1)]) assembled from 3 x 3 blocks
+    ah = np.column_stack([a, np.ones(len(a))])
+    bx, by = ah * b[:, :1], ah * b[:, 1:]
+    ata = ah.T @ ah
+    mtm = np.zeros((9, 9))
+    mtm[0:3, 0:3] = mtm[3:6, 3:6] = ata
+    mtm[0:3, 6:9] = -(ah.T @ bx)
+    mtm[3:6, 6:9] = -(ah.T @ by)
+    mtm[6:9, 0:6] = mtm[0:6, 6:9].T
+    mtm[6:9, 6:9] = bx.T @ bx + by.T @ by
+    try:
+        _, _, vt = np.linalg.svd(mtm)
+        h = np.linalg.inv(td) @ vt[-1].reshape(3, 3) @ ts
+    except np.linalg.LinAlgError:
+        return None
     if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
         return None
     return h / h[2, 2]

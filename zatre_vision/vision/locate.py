@@ -317,10 +317,13 @@ def directional_ridges(rect: np.ndarray, d: int = 2, run: int = 7, edges: bool =
     the gap between tiles, light cells). Both peak on the grid lines.
     """
     r = rect.astype(np.float32)
-    left, right = np.roll(r, d, axis=1), np.roll(r, -d, axis=1)
-    up, down = np.roll(r, d, axis=0), np.roll(r, -d, axis=0)
-    rv = np.maximum(r - np.maximum(left, right), 0)
-    rh = np.maximum(r - np.maximum(up, down), 0)
+    # the brighter of the two neighbours d px away (wrapping round at the borders): a
+    # dilation by a two-point kernel of the wrapped image
+    pair = np.zeros((1, 2 * d + 1), np.uint8)
+    pair[0, 0] = pair[0, -1] = 1
+    wrapped = cv2.copyMakeBorder(r, d, d, d, d, cv2.BORDER_WRAP)
+    rv = np.maximum(r - cv2.dilate(wrapped, pair)[d:-d, d:-d], 0)
+    rh = np.maximum(r - cv2.dilate(wrapped, pair.T)[d:-d, d:-d], 0)
     if not edges:
         return (cv2.erode(rv, np.ones((run, 1), np.uint8)),
                 cv2.erode(rh, np.ones((1, run), np.uint8)))

@@ -1,0 +1,51 @@
+"""The camera model's numerics: the lens inverse and the least-squares homography."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zatre_vision.vision.geometry import GridModel, dlt_homography, homography_from_corners
+from zatre_vision.vision.locate import K_RANGE
+
+W, H = 1280, 960
+CORNERS = np.array([[300.0, 200.0], [900.0, 230.0], [950.0, 800.0], [280.0, 770.0]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.floats(*K_RANGE), seed=st.integers(0, 2**31))
+def test_undistort_inverts_distort_wherever_the_lens_is_invertible(k, seed):
+    model = GridModel(np.eye(3), k, W, H)
+    # points whose normalised radius stays inside the lens's invertible range
+    rng = np.random.default_rng(seed)
+    ang = rng.uniform(0, 2 * np.pi, 200)
+    rad = rng.uniform(0, 0.6, 200) * model.scale
+    pts = model.centre + np.stack([np.cos(ang), np.sin(ang)], 1) * rad[:, None]
+    assert np.abs(model.distort(model.undistort(pts)) - pts).max() < 1e-6
+    assert np.abs(model.undistort(model.distort(pts)) - pts).max() < 1e-6
+
+
+def test_undistort_stays_finite_beyond_a_strong_barrel_terms_turning_point():
+    model = GridModel(np.eye(3), K_RANGE[0], W, H)
+    corners = np.array([[0.0, 0.0], [W, 0.0], [W, H], [0.0, H], [5e4, -5e4]])
+    assert np.isfinite(model.undistort(corners)).all()
+
+
+def test_dlt_recovers_a_homography_from_exact_points():
+    true = homography_from_corners(CORNERS)
+    grid = np.random.default_rng(1).uniform(0, 15, (300, 2))
+    img = GridModel(true, 0.0, W, H).to_image(grid)
+    assert np.abs(dlt_homography(grid, img) - true).max() < 1e-6
+
+
+def test_dlt_refuses_degenerate_input_instead_of_raising():
+    grid = np.random.default_rng(2).uniform(0, 15, (50, 2))
+    img = GridModel(homography_from_corners(CORNERS), 0.0, W, H).to_image(grid)
+    assert dlt_homography(grid[:3], img[:3]) is None
+    bad = img.copy()
+    bad[4] = np.nan
+    assert dlt_homography(grid, bad) is None
+    assert dlt_homography(grid, img * 1e12) is None
+    same_spot = dlt_homography(grid, np.zeros_like(img))   # all on one pixel: no exception
+    assert same_spot is None or np.isfinite(same_spot).all()
