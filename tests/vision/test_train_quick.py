@@ -62,3 +62,26 @@ def test_committed_board_model_card():
     assert card["training"]["data_seed"] == 2000
     assert card["metrics"]["validation"]["found"] >= 0.97 * card["metrics"]["validation"]["boards"]
     assert DEFAULT_BOARD_MODEL.stat().st_size < 1_000_000
+
+
+def test_degrade_blurs_the_chosen_crops_and_keeps_the_rest_sharp():
+    torch = pytest.importorskip("torch", reason="training needs the train extra")
+    from zatre_vision.training.train import _degrade
+
+    # a crop of sharp pips: a checkerboard of 3 px squares
+    yy, xx = np.mgrid[0:24, 0:24]
+    board = ((yy // 3 + xx // 3) % 2).astype(np.float32)
+    x = torch.from_numpy(np.repeat(board[None, None], 64, axis=0))
+
+    def detail(t):        # mean absolute difference between neighbours, both directions
+        return ((t[..., 1:] - t[..., :-1]).abs().mean(dim=(1, 2, 3))
+                + (t[..., 1:, :] - t[..., :-1, :]).abs().mean(dim=(1, 2, 3)))
+
+    g = torch.Generator().manual_seed(0)
+    blurred = _degrade(x, g, share=1.0)
+    assert blurred.shape == x.shape and torch.isfinite(blurred).all()
+    # sigma and streak length vary per crop: on average the pips' detail is mostly gone
+    assert detail(blurred).mean() < 0.6 * detail(x).mean()
+    kept = _degrade(x, torch.Generator().manual_seed(0), share=0.0)
+    # no blur: only contrast and noise change, the pattern's detail stays
+    assert (detail(kept) > 0.5 * detail(x)).all()

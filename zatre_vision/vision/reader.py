@@ -26,7 +26,7 @@ from .pips import count_all
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
 #: Below this top-class probability a cell is uncertain.
-MIN_CONFIDENCE = 0.6
+MIN_CONFIDENCE = 0.8
 #: Below this probability a disagreeing classical pip count also makes a cell uncertain.
 #: (The blob counter is a weak judge on blurred photos, about 50 % right on its own, so
 #: it may only veto cells the CNN is not nearly sure of.)
