@@ -31,6 +31,26 @@ def _truth_labels(truth: dict) -> np.ndarray:
     return np.array([OCCLUDED if n in hidden else int(cells.get(n, 0)) for n in CELL_NAMES])
 
 
+def _blur_beyond_training(truth: dict, train) -> bool:
+    """The photo's defocus or motion blur is outside the training ranges (``train``: the
+    training ``SensorConfig``)."""
+    sensor = truth.get("sensor", {})
+    return (float(sensor.get("defocus_sigma", 0.0)) > train.defocus_sigma[1]
+            or float(sensor.get("motion_px", 0.0)) > train.motion_length[1])
+
+
+def _group_figures(rows: list[tuple[int, int, int]]) -> dict:
+    """rows: (visible cells, wrong, uncertain) per photo with a board."""
+    n = len(rows)
+    vis = sum(r[0] for r in rows)
+    return {"photos": n,
+            "boards_exactly_right": round(sum(r[1] == 0 and r[2] == 0 for r in rows)
+                                          / max(n, 1), 5),
+            "boards_without_wrong_cell": round(sum(r[1] == 0 for r in rows) / max(n, 1), 5),
+            "wrong_rate": round(sum(r[1] for r in rows) / max(vis, 1), 6),
+            "uncertain_rate": round(sum(r[2] for r in rows) / max(vis, 1), 6)}
+
+
 def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                          seed: int = BENCH_SEED, progress: bool = True,
                          wide: bool = True) -> dict:
@@ -54,6 +74,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
     failures: list[dict] = []
     cal_times: list[float] = []
+    by_blur: dict[str, list[tuple[int, int, int]]] = {"within": [], "beyond": []}
+    train_sensor = SynthConfig().sensor
     for i in tqdm(range(1, photos + 1), desc="bench vision", unit="photo", file=sys.stderr,
                   disable=not progress):
         jpeg, truth = render_photo(renderer, cfg, seed, i, games)
@@ -68,11 +90,13 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         vis = labels != OCCLUDED
         n_vis = int(vis.sum())
         hidden_total += int((~vis).sum())
+        group = by_blur["beyond" if _blur_beyond_training(truth, train_sensor) else "within"]
         if not res.board_found:
             failures.append({"photo": i, "why": "board not found",
                              "score": round(res.locate_score, 3)})
             visible += n_vis
             wrong += int((labels[vis] > 0).sum())   # every tile missed
+            group.append((n_vis, int((labels[vis] > 0).sum()), 0))
             continue
         n_found += 1
         if len(cal_times) < 40:  # fixed camera: calibration saved from this frame
@@ -98,6 +122,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         visible_found += n_vis
         wrong_found += w
         boards_exact += int(w == 0 and u == 0)
+        group.append((n_vis, w, u))
         boards_exact_lenient += int(w == 0)
         if w or u:
             failures.append({"photo": i, "wrong": w, "uncertain": u,
@@ -143,6 +168,14 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         },
         "boards_exactly_right": round(boards_exact / max(n_board, 1), 5),
         "boards_without_wrong_cell": round(boards_exact_lenient / max(n_board, 1), 5),
+        "by_blur": {
+            "definition": "photos with a board, split by whether their defocus or motion "
+                          "blur lies beyond the training ranges (SensorConfig(): defocus "
+                          f"sigma up to {train_sensor.defocus_sigma[1]} px, motion up to "
+                          f"{train_sensor.motion_length[1]} px)",
+            "within_training_blur": _group_figures(by_blur["within"]),
+            "beyond_training_blur": _group_figures(by_blur["beyond"]),
+        },
         "confusion_matrix": {"classes": list(CLASSES), "rows": "truth", "columns": "CNN argmax",
                              "counts": cm.tolist()},
         "timing_ms_one_thread": {
