@@ -71,3 +71,15 @@ def test_large_and_small_frames(photos, reader):
     assert big.board_found
     ref = reader.read(img)
     assert np.allclose(np.array(big.corners) / 2, np.array(ref.corners), atol=2.0)
+
+
+def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
+    from zatre_vision.vision.reader import looks_like_tiles
+
+    yy, xx = np.mgrid[0:24, 0:24]
+    blurred_tile = np.full((24, 24), 0.1, np.float32)
+    blurred_tile[3:21, 3:21] = 0.85                      # a tile, pips blurred away
+    veins = np.where((xx + yy) % 6 < 4, 0.9, 0.05).astype(np.float32)  # 2/3 bright streaks
+    dark_cell = np.full((24, 24), 0.08, np.float32)
+    assert looks_like_tiles(np.stack([blurred_tile, veins, dark_cell])).tolist() == \
+        [True, False, False]

@@ -31,7 +31,8 @@ MIN_CONFIDENCE = 0.8
 #: (The blob counter is a weak judge on blurred photos, about 50 % right on its own, so
 #: it may only veto cells the CNN is not nearly sure of.)
 VETO_CONFIDENCE = 0.95
-#: median brightness (board bright level = 1) of a dark cell's middle that means a tile
+#: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
+#: to look like a tile
 TILE_BRIGHT = 0.6
 #: at most this many of the locator's fits are read and compared
 MAX_CANDIDATES = 3
@@ -67,11 +68,13 @@ class ReadResult:
 
 
 def looks_like_tiles(crops: np.ndarray) -> np.ndarray:
-    """A cheap check per crop: is its middle mostly bright like a tile? (On a dark,
-    not x2, cell that the classifier calls empty, this means blur or glare.)"""
+    """A cheap check per crop: is its middle bright almost throughout, like a tile? (On
+    a dark, not x2, cell that the classifier calls empty, this means blur or glare.)
+    Three quarters of the middle must be bright: bright marble veins, streaks with dark
+    between them, do not count."""
     c = crops.shape[1] // 2
     middle = crops[:, c - 6:c + 6, c - 6:c + 6].reshape(len(crops), 144)
-    return np.median(middle, axis=1) > TILE_BRIGHT
+    return np.percentile(middle, 25, axis=1) > TILE_BRIGHT
 
 
 def _reading_key(name: str) -> tuple[int, int]:
