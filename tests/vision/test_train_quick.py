@@ -22,12 +22,15 @@ def test_quick_training_exports_a_usable_model(tmp_path):
             str(tmp_path / "cache")]
     res = CliRunner().invoke(train, args)
     assert res.exit_code == 0, res.output
+    first = json.loads((tmp_path / "pips.onnx.json").read_text())
+    assert first["training"]["data_from_cache"] is False
     assert {p.name for p in (tmp_path / "cache").iterdir()} == {"pips-data.npz",
                                                                 "board-data.npz"}
     # a second run reuses the rendered data (same settings) and still exports models
     again = CliRunner().invoke(train, args)
     assert again.exit_code == 0, again.output
     card = json.loads((tmp_path / "pips.onnx.json").read_text())
+    assert card["training"]["data_from_cache"] is True
     assert card["classes"] == list(CLASSES)
     assert card["parameters"] <= 100_000
     assert card["training"]["data_seed"] != 9001

@@ -135,7 +135,11 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     def tick(_n: int) -> None:
         bar.update(chunk)
 
+    rendered = False
+
     def render() -> dict[str, np.ndarray]:
+        nonlocal rendered
+        rendered = True
         x8, y = build(spec, cfg.workers, chunk, tick)
         vx8, vy = build(vspec, cfg.workers, chunk, tick)
         return {"x": x8, "y": y, "vx": vx8, "vy": vy}
@@ -202,6 +206,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
                      "crops": int(len(y)), "class_counts": counts.astype(int).tolist(),
                      "jitter_cells": spec.jitter_cells, "keep_empty": spec.keep_empty,
                      "data_seconds": round(t_data, 1),
+                     "data_from_cache": not rendered,
                      "total_seconds": round(time.perf_counter() - t0, 1),
                      "torch": torch.__version__, "history": history},
         "metrics": {"validation_crops": val},
