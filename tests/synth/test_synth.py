@@ -165,6 +165,11 @@ def test_game_folder_format_and_truth_scores_cleanly(game):
     counts = [len(f["cells"]) for f in truth["frames"]]
     assert all(b - a in (0, 1) for a, b in zip(counts, counts[1:], strict=False))
     assert any(f["hand"] for f in truth["frames"])
+    # the camera keeps running after the last end of turn: a still tail, no hand
+    from zatre_vision.synth.game_frames import TAIL_FRAMES
+
+    tail = truth["frames"][events[-1]["frame"]:]
+    assert len(tail) == TAIL_FRAMES and not any(f["hand"] for f in tail)
 
 
 def test_hidden_cells_lie_under_the_hand(photos):

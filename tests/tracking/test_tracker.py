@@ -231,3 +231,17 @@ def test_a_pass_right_after_a_confirmed_automatic_commit_is_a_turn():
     f.tracker.end_turn()  # Ann passes
     assert f.committed == [{"G8": 1, "F8": 1}, {}]
     assert [t.player for t in f.match.turns] == ["Ann", "Ben", "Ann"]
+
+
+def test_a_recording_that_ends_while_an_end_of_turn_waits_commits_what_it_has():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(2)
+    f.put("I8", 4)                     # put down just before End turn, then the tape ends
+    f.still(1)
+    f.tracker.end_turn()
+    assert f.committed == []           # waiting for I8 to settle
+    f.tracker.finish()
+    assert f.committed == [{"G8": 5}]
+    f.tracker.finish()                 # nothing waits any more: no second commit
+    assert f.committed == [{"G8": 5}]

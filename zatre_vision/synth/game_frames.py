@@ -43,6 +43,10 @@ def placement_order(board: dict[str, int], placed: dict[str, int]) -> list[str]:
     return order
 
 
+#: still frames after the last turn (1 s at 5 frames a second)
+TAIL_FRAMES = 5
+
+
 def _plan(turns: list[SimTurn], rng: np.random.Generator) -> list[dict]:
     """The frame plan: per frame, the board change, the arm state and the turn end."""
     plan: list[dict] = []
@@ -71,6 +75,10 @@ def _plan(turns: list[SimTurn], rng: np.random.Generator) -> list[dict]:
         for _ in range(int(rng.integers(1, 4))):
             plan.append({"turn": t_index})
         plan[-1]["end"] = True
+    if turns:
+        # the camera keeps running after the last turn: a recording that stopped with
+        # the last end of turn could not show its tiles settled once the hand had gone
+        plan.extend({"turn": len(turns) - 1} for _ in range(TAIL_FRAMES))
     return plan
 
 

@@ -132,3 +132,4 @@ class LivePipeline:
         for _, names in queue[k:]:
             for name in names:
                 self.event(name)
+        self.tracker.finish()

@@ -212,6 +212,12 @@ class TurnTracker:
         else:
             self._commit("end_turn")
 
+    def finish(self) -> None:
+        """The frames have ended (a recording): an end of turn still waiting for a tile
+        to settle commits what it has, as its deadline would have done."""
+        if self._end_requested:
+            self._commit("end_turn")
+
     def undo(self) -> None:
         self._end_requested = False
         if self.sink.undo():
