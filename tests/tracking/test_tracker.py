@@ -245,3 +245,17 @@ def test_a_recording_that_ends_while_an_end_of_turn_waits_commits_what_it_has():
     assert f.committed == [{"G8": 5}]
     f.tracker.finish()                 # nothing waits any more: no second commit
     assert f.committed == [{"G8": 5}]
+
+
+def test_end_turn_waits_for_a_tile_under_the_hand_but_not_for_the_next_players_tile():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(2)
+    f.put("I8", 4)
+    f.still(1, hand_over=("I8", "I9"))     # End turn with the hand still over I8
+    f.tracker.end_turn()
+    assert f.committed == []
+    f.still(1, hand_over=("I8",))          # I9 is seen empty after the End turn
+    f.put("I9", 2)                         # the next player is quick
+    f.still(2)                             # the hand has gone: I8 and I9 both settle
+    assert f.committed == [{"G8": 5, "I8": 4}]

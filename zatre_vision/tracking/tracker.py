@@ -86,8 +86,11 @@ class TrackerConfig:
     #: An ``end_turn`` with nothing new this soon after an automatic commit confirms it.
     confirm_window_s: float = 4.0
     #: An ``end_turn`` waits at most this long for a tile still settling, or for an
-    #: unreadable cell next to the tiles, before it commits what it has.
-    end_wait_s: float = 0.6
+    #: unreadable cell next to the tiles, before it commits what it has. (Players often
+    #: press End turn while the hand still hovers over a tile just put down.) A cell
+    #: seen empty after the ``end_turn`` cannot hold a tile of the turn that ended, so
+    #: the next player's first tiles neither prolong the wait nor join that turn.
+    end_wait_s: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,8 @@ class TurnTracker:
         self._last_commit_time: float | None = None
         self._end_requested = False
         self._end_deadline = 0.0
+        #: cells read empty since the pending ``end_turn``
+        self._empty_since_end: set[str] = set()
         self._last_held: set[str] = set()
         self._unconfirmed_auto = False
         self._auto_armed = True
@@ -128,6 +133,8 @@ class TurnTracker:
         held = set(obs.held)
         self._last_held = held
         reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
+        if self._end_requested:
+            self._empty_since_end.update(c for c, v in reads.items() if v is None)
         self.votes.add(reads, held)
         self._check_lifted_pending()
         if self._end_requested and (not self._waiting() or obs.time >= self._end_deadline):
@@ -150,7 +157,8 @@ class TurnTracker:
         around = set()
         for cell in [*base, *new]:
             around.update(neighbours(cell))
-        return {c for c in self._last_held & around if c not in base}
+        return {c for c in self._last_held & around
+                if c not in base and c not in self._empty_since_end}
 
     def _waiting(self) -> bool:
         """An end of turn should wait a moment: a tile is still settling, or a cell
@@ -163,9 +171,11 @@ class TurnTracker:
         return {c: v for c, v in self.votes.settled().items() if c not in base}
 
     def _unsettled_new(self) -> bool:
-        """Some cell off the table board is still changing (a tile just put down)."""
+        """Some cell off the table board is still changing (a tile just put down; not
+        counting cells seen empty since a pending end of turn)."""
         base = self.sink.committed_board()
-        return any(c not in base for c in self.votes.unsettled())
+        return any(c not in base and c not in self._empty_since_end
+                   for c in self.votes.unsettled())
 
     def _check_lifted_pending(self) -> None:
         pending = self.sink.pending_cells()
@@ -186,7 +196,8 @@ class TurnTracker:
 
     def _commit(self, reason: str) -> None:
         self._end_requested = False
-        placed = self.new_tiles()
+        placed = {c: v for c, v in self.new_tiles().items() if c not in self._empty_since_end}
+        self._empty_since_end = set()
         legal = self.sink.commit_turn(placed, self._last_frame, reason)
         if legal is None:
             return
