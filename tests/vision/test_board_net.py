@@ -68,3 +68,34 @@ def test_locator_uses_the_network_and_falls_back_without_it(photos, tmp_path):
     assert corner_gap_cells(found.result.model.corners(), c, cell) < 0.3
     nothing = BoardLocator().locate(cv2.imread(str(photos["none"][0])))
     assert not nothing.result.found and nothing.method == "none"
+
+
+@pytest.mark.parametrize(("net_score", "quarters", "classical_score", "method"), [
+    (0.85, (0.8, 0.8, 0.7, 0.75), 0.95, "net"),        # a good fit: no search at all
+    (0.62, (0.7, 0.3, 0.6, 0.6), 0.92, "classical"),   # faint: the clearer search wins
+    (0.62, (0.7, 0.3, 0.6, 0.6), 0.55, "net"),         # faint, but the search is worse
+])
+def test_a_faint_network_fit_is_weighed_against_the_classical_search(
+        photos, monkeypatch, net_score, quarters, classical_score, method):
+    import cv2
+
+    import zatre_vision.vision.find_board as fb
+    from zatre_vision.vision.grid_fit import FitResult
+    from zatre_vision.vision.locate import LocateResult
+
+    path, truth = photos["some"]
+    img = cv2.imread(str(path))
+    good = fb.BoardLocator().locate(img).result.model      # a real model of this photo
+    searched = []
+
+    def fake_search(grey):
+        searched.append(True)
+        return LocateResult(good, classical_score, 100, ((good, classical_score),))
+
+    monkeypatch.setattr(fb, "fit_from_corners",
+                        lambda grey, corners: FitResult(good, net_score, quarters, (0, 0)))
+    monkeypatch.setattr(fb, "locate", fake_search)
+    found = fb.BoardLocator().locate(img)
+    assert found.method == method
+    assert bool(searched) == (method == "classical" or net_score < fb.GOOD_SCORE)
+    assert found.result.score == (classical_score if method == "classical" else net_score)

@@ -8,8 +8,10 @@
 3. The fit is accepted when its lines are clearly there, or, with fainter lines (blur,
    dark photos, many tiles), when it lands where the network put the board: two
    independent cues agreeing.
-4. Otherwise (no model file, or neither cue convincing) the classical search of
-   ``locate.locate`` runs, which is slower but needs no model.
+4. A good fit (clear lines in every quarter) is used at once. Otherwise (no model
+   file, no accepted fit, or only a faint one) the classical search of
+   ``locate.locate`` runs, slower but independent of the network; of a faint fit and
+   the search's result the better line contrast wins.
 5. The corners are labelled by the board's print (``orient.by_print``: the yellow
    label is bottom right) where it is seen, else by the contract's rule.
 """
@@ -46,6 +48,11 @@ class Located:
     method: str                       # "net", "classical" or "none"
 
 
+def _good(fit: FitResult) -> bool:
+    """Clear lines overall and in every quarter of the board."""
+    return fit.score >= GOOD_SCORE and min(fit.quarters) >= GOOD_QUARTER
+
+
 def corner_gap_cells(a: np.ndarray, b: np.ndarray, cell_px: float) -> float:
     """Largest distance between matching corners of two outlines, in cells (the
     labels may start at different corners)."""
@@ -75,16 +82,26 @@ class BoardLocator:
     def locate(self, image: np.ndarray) -> Located:
         grey = to_grey(image)
         outline = self.finder.find(image) if self.finder is not None else None
+        fit = None
         if outline is not None:
             fit = self._best_fit(grey, outline)
-            if fit is not None and self._accept(fit.score, fit.model, outline):
-                model = by_print(image, fit.model)
-                return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)),
-                               "net")
+            if fit is not None and not self._accept(fit.score, fit.model, outline):
+                fit = None
+            if fit is not None and _good(fit):
+                return self._net_result(image, fit)
+        # no fit from the network's corners, or only a faint one: the classical search
+        # (a faint fit is often a cell or more off; the search then usually does better)
         r = locate(grey)
+        if fit is not None and (not r.found or r.score <= fit.score):
+            return self._net_result(image, fit)
         if not r.found:
             return Located(r, "none")
         return Located(_oriented(image, r), "classical")
+
+    @staticmethod
+    def _net_result(image: np.ndarray, fit: FitResult) -> Located:
+        model = by_print(image, fit.model)
+        return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)), "net")
 
     @staticmethod
     def _best_fit(grey: np.ndarray, outline: BoardOutline) -> FitResult | None:
@@ -102,7 +119,7 @@ class BoardLocator:
                 rank = fit.score + 0.5 * min(fit.quarters)
                 if rank > best_rank:
                     best, best_rank = fit, rank
-                if fit.score >= GOOD_SCORE and min(fit.quarters) >= GOOD_QUARTER:
+                if _good(fit):
                     return fit
                 start = fit.model.corners()
         return best
