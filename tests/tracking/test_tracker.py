@@ -259,3 +259,18 @@ def test_end_turn_waits_for_a_tile_under_the_hand_but_not_for_the_next_players_t
     f.put("I9", 2)                         # the next player is quick
     f.still(2)                             # the hand has gone: I8 and I9 both settle
     assert f.committed == [{"G8": 5, "I8": 4}]
+
+
+def test_undo_during_an_end_of_turn_wait_forgets_the_cells_seen_empty_meanwhile():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(2)
+    f.put("I8", 4)
+    f.still(1, hand_over=("I8", "I9"))
+    f.tracker.end_turn()                   # waits for I8
+    f.still(1, hand_over=("I8",))          # I9 seen empty during the wait
+    f.tracker.undo()                       # the wait is called off with the undo
+    f.put("I9", 2)
+    f.still(2)
+    f.tracker.end_turn()
+    assert "I9" in f.committed[-1]

@@ -111,10 +111,9 @@ class TurnTracker:
         self.commits: list[CommitLog] = []
         self._last_motion_time = 0.0
         self._last_commit_time: float | None = None
-        self._end_requested = False
+        #: while an ``end_turn`` waits: the cells read empty since it (None: none waits)
+        self._end_wait: set[str] | None = None
         self._end_deadline = 0.0
-        #: cells read empty since the pending ``end_turn``
-        self._empty_since_end: set[str] = set()
         self._last_held: set[str] = set()
         self._unconfirmed_auto = False
         self._auto_armed = True
@@ -133,11 +132,12 @@ class TurnTracker:
         held = set(obs.held)
         self._last_held = held
         reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
-        if self._end_requested:
-            self._empty_since_end.update(c for c, v in reads.items() if v is None)
+        if self._end_wait is not None:
+            self._end_wait.update(c for c, v in reads.items() if v is None)
         self.votes.add(reads, held)
         self._check_lifted_pending()
-        if self._end_requested and (not self._waiting() or obs.time >= self._end_deadline):
+        if self._end_wait is not None and (not self._waiting()
+                                           or obs.time >= self._end_deadline):
             self._commit("end_turn")
             return
         self._maybe_auto_commit(obs)
@@ -157,8 +157,8 @@ class TurnTracker:
         around = set()
         for cell in [*base, *new]:
             around.update(neighbours(cell))
-        return {c for c in self._last_held & around
-                if c not in base and c not in self._empty_since_end}
+        seen_empty = self._end_wait or set()
+        return {c for c in self._last_held & around if c not in base and c not in seen_empty}
 
     def _waiting(self) -> bool:
         """An end of turn should wait a moment: a tile is still settling, or a cell
@@ -174,8 +174,8 @@ class TurnTracker:
         """Some cell off the table board is still changing (a tile just put down; not
         counting cells seen empty since a pending end of turn)."""
         base = self.sink.committed_board()
-        return any(c not in base and c not in self._empty_since_end
-                   for c in self.votes.unsettled())
+        seen_empty = self._end_wait or set()
+        return any(c not in base and c not in seen_empty for c in self.votes.unsettled())
 
     def _check_lifted_pending(self) -> None:
         pending = self.sink.pending_cells()
@@ -195,9 +195,9 @@ class TurnTracker:
             self._commit("auto")
 
     def _commit(self, reason: str) -> None:
-        self._end_requested = False
-        placed = {c: v for c, v in self.new_tiles().items() if c not in self._empty_since_end}
-        self._empty_since_end = set()
+        seen_empty = self._end_wait or set()
+        self._end_wait = None
+        placed = {c: v for c, v in self.new_tiles().items() if c not in seen_empty}
         legal = self.sink.commit_turn(placed, self._last_frame, reason)
         if legal is None:
             return
@@ -218,7 +218,8 @@ class TurnTracker:
             self._commit("end_turn")  # nothing placed: the turn passes
             return
         if self._waiting():
-            self._end_requested = True  # commit when the board reads clean (or soon anyway)
+            # commit when the board reads clean (or soon anyway)
+            self._end_wait = set() if self._end_wait is None else self._end_wait
             self._end_deadline = self._last_time + self.config.end_wait_s
         else:
             self._commit("end_turn")
@@ -226,11 +227,11 @@ class TurnTracker:
     def finish(self) -> None:
         """The frames have ended (a recording): an end of turn still waiting for a tile
         to settle commits what it has, as its deadline would have done."""
-        if self._end_requested:
+        if self._end_wait is not None:
             self._commit("end_turn")
 
     def undo(self) -> None:
-        self._end_requested = False
+        self._end_wait = None
         if self.sink.undo():
             self._auto_armed = False
             self._last_commit_time = None
