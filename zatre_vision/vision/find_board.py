@@ -82,13 +82,11 @@ class BoardLocator:
     def locate(self, image: np.ndarray) -> Located:
         grey = to_grey(image)
         outline = self.finder.find(image) if self.finder is not None else None
-        fit = None
-        if outline is not None:
-            fit = self._best_fit(grey, outline)
-            if fit is not None and not self._accept(fit.score, fit.model, outline):
-                fit = None
-            if fit is not None and _good(fit):
-                return self._net_result(image, fit)
+        fit = self._best_fit(grey, outline) if outline is not None else None
+        if fit is not None and not self._accept(fit.score, fit.model, outline):
+            fit = None
+        if fit is not None and _good(fit):
+            return self._net_result(image, fit)
         # no fit from the network's corners, or only a faint one: the classical search
         # (a faint fit is often a cell or more off; the search then usually does better)
         r = locate(grey)
