@@ -82,7 +82,7 @@ class GridModel:
         rho = r.copy()
         for _ in range(UNDISTORT_STEPS):
             kr2 = self.k * rho * rho
-            # bounded steps: beyond the turning point of a strong pincushion term there
+            # bounded steps: beyond the turning point of a strong barrel term (k < 0) there
             # is no inverse, and the points stay finite instead
             rho = np.maximum(rho - (rho * (1 + kr2) - r) / np.maximum(1 + 3 * kr2, 0.25), 0)
         return self.centre + d * (rho / np.maximum(r, 1e-12))
