@@ -116,7 +116,7 @@ def _resize(img, f: float):
               help="Where to write the board finder (its model card goes beside it).")
 @click.option("--quick", is_flag=True, help="A tiny run for tests (a few photos, one epoch).")
 @click.option("--photos", type=click.IntRange(1, 100000), default=None,
-              help="Training photos (default 1500 for pips, 3000 for the board).")
+              help="Training photos (default 1500 for pips, 4000 for the board).")
 @click.option("--epochs", type=click.IntRange(1, 200), default=None)
 @click.option("--workers", type=click.IntRange(1, 16), default=None,
               help="Processes rendering training photos (default 2).")
