@@ -10,8 +10,10 @@ have settled. New tiles are the settled tiles that the table does not have yet
   turn, otherwise two), no hand is over the board, and the board has been still for
   ``commit_still_s``;
 - on ``end_turn`` (a button, the dashboard, the keyboard), whatever is new, for turns
-  with held-back tiles; the first ``end_turn`` with nothing new right after an
-  automatic commit only confirms it, any other one commits an empty turn (a pass);
+  with held-back tiles, after waiting up to ``end_wait_s`` for a tile still settling or
+  under the hand (tiles on cells seen empty after the ``end_turn`` are the next
+  player's); the first ``end_turn`` with nothing new right after an automatic commit
+  only confirms it, any other one commits an empty turn (a pass);
 - ``undo`` takes back the last commit and disarms the automatic commit until the
   board moves again, so the same tiles are not committed straight back.
 
