@@ -83,3 +83,26 @@ def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
     dark_cell = np.full((24, 24), 0.08, np.float32)
     assert looks_like_tiles(np.stack([blurred_tile, veins, dark_cell])).tolist() == \
         [True, False, False]
+
+
+def test_doubtful_cells_are_read_again_from_crops_a_pixel_away(photos, reader):
+    from zatre_vision.vision.cells import CROP_ORIGINS, crops, model_maps, normalise, rectify_board
+    from zatre_vision.vision.reader import RECHECK_BELOW, SHIFTS
+
+    img = cv2.imread(str(photos["hand"][0]))
+    res = reader.read(img)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    board = normalise(rectify_board(grey, model_maps(res.model), res.model.cell_size_px()))
+    first = reader.classifier.probabilities(crops(board))
+    steady = reader._steadied(board, first)
+    doubtful = first.max(axis=1) < RECHECK_BELOW
+    assert doubtful.any(), "a hand over the board leaves some cells in doubt"
+    # sure cells keep their reading; a doubtful cell gets the mean of nine readings
+    assert np.array_equal(steady[~doubtful], first[~doubtful])
+    j = int(np.flatnonzero(doubtful)[0])
+    nine = [first[j]] + [reader.classifier.probabilities(
+        crops(board, CROP_ORIGINS[j:j + 1] + s))[0] for s in SHIFTS]
+    assert np.allclose(steady[j], np.mean(nine, axis=0), atol=1e-6)
+    assert np.allclose(steady.sum(axis=1), 1, atol=1e-5)
+    # and the reader decides on the steadied readings
+    assert np.allclose(res.probabilities, steady, atol=1e-6)
