@@ -8,11 +8,14 @@
 3. The fit is accepted when its lines are clearly there, or, with fainter lines (blur,
    dark photos, many tiles), when it lands where the network put the board: two
    independent cues agreeing.
-4. A good fit (clear lines in every quarter) is used at once. Otherwise (no model
+4. A fit that hangs over bright table on two adjacent sides (``border``: the board's
+   border is dark) is refitted from starts shifted whole cells towards the board, and
+   the refit is taken when it has dark border all round and clear lines.
+5. A good fit (clear lines in every quarter) is used at once. Otherwise (no model
    file, no accepted fit, or only a faint one) the classical search of
    ``locate.locate`` runs, slower but independent of the network; of a faint fit and
    the search's result the better line contrast wins.
-5. The corners are labelled by the board's print (``orient.by_print``: the yellow
+6. The corners are labelled by the board's print (``orient.by_print``: the yellow
    label is bottom right) where it is seen, else by the contract's rule.
 """
 
@@ -24,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
-from .grid_fit import FitResult, fit_from_corners
+from .border import BRIGHT, border_brightness, dark_all_round, shifts_towards_board
+from .grid_fit import FitResult, fit_from_corners, score_model, shifted
 from .locate import LocateResult, locate, to_grey
 from .orient import by_print
 
@@ -40,6 +44,8 @@ MIN_SCORE_AGREEING = 0.35
 AGREE_CELLS = 0.75
 #: the network's outline must be this sure to vouch for a faint fit
 MIN_CONFIDENCE = 0.8
+#: of the grids shifted towards the board, this many (darkest border first) are refitted
+SHIFTED_REFITS = 3
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,31 @@ def corner_gap_cells(a: np.ndarray, b: np.ndarray, cell_px: float) -> float:
     labels may start at different corners)."""
     return min(float(np.linalg.norm(np.roll(a, k, 0) - b, axis=1).max())
                for k in range(4)) / max(cell_px, 1e-6)
+
+
+def onto_the_board(grey: np.ndarray, fit: FitResult) -> FitResult:
+    """``fit``, or when it hangs over bright table on two adjacent sides, the clearest
+    grid (line contrast) with dark border on all four sides among the fit moved whole
+    cells towards the board (its lines are real; only the count is off) and refits
+    from there (for a fit whose scale is off too) (``border``)."""
+    shifts = shifts_towards_board(border_brightness(grey, fit.model))
+    if not shifts:
+        return fit
+    moved = {s: shifted(fit.model, *s) for s in shifts}
+    darkness = {s: max(border_brightness(grey, m)) for s, m in moved.items()}
+    best = None
+    for s in sorted(shifts, key=darkness.get)[:SHIFTED_REFITS]:
+        found = [fit_from_corners(grey, moved[s].corners())]
+        if darkness[s] <= BRIGHT:
+            score, quarters = score_model(grey, moved[s])
+            found.append(FitResult(moved[s], score, quarters, s))
+        for f in found:
+            if (f is None or f.score < MIN_SCORE
+                    or not dark_all_round(border_brightness(grey, f.model))):
+                continue
+            if best is None or f.score > best.score:
+                best = f
+    return best or fit
 
 
 def _oriented(image: np.ndarray, r: LocateResult) -> LocateResult:
@@ -85,6 +116,8 @@ class BoardLocator:
         fit = self._best_fit(grey, outline) if outline is not None else None
         if fit is not None and not self._accept(fit.score, fit.model, outline):
             fit = None
+        if fit is not None:
+            fit = onto_the_board(grey, fit)
         if fit is not None and _good(fit):
             return self._net_result(image, fit)
         # no fit from the network's corners, or only a faint one: the classical search
@@ -132,4 +165,4 @@ class BoardLocator:
         return gap <= AGREE_CELLS
 
 
-__all__ = ["BoardLocator", "Located", "corner_gap_cells"]
+__all__ = ["BoardLocator", "Located", "corner_gap_cells", "onto_the_board"]

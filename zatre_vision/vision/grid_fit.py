@@ -273,7 +273,8 @@ def _segment_evidence(frame: _Frame, edges: np.ndarray, du: float, dv: float
     return out / 2
 
 
-def _shifted(model: GridModel, du: float, dv: float) -> GridModel:
+def shifted(model: GridModel, du: float, dv: float) -> GridModel:
+    """``model`` moved by (du, dv) cells along its own grid."""
     t = np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
     return GridModel(model.homography @ t, model.k, model.width, model.height)
 
@@ -338,6 +339,14 @@ def polish(grey: np.ndarray, model: GridModel, half: float = POLISH_HALF
                       max(1.0, 0.5 * half * model.cell_size_px()))
 
 
+def score_model(grey: np.ndarray, model: GridModel) -> tuple[float, tuple[float, ...]]:
+    """Line contrast of ``model`` as it stands (no fitting), overall and per quarter,
+    measured like a fit's (``contrasts``)."""
+    small = _search_image(grey, model.cell_size_px())
+    sh, sw = small.shape
+    return contrasts(_frame(small, _rescaled(model, sw, sh)))
+
+
 def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = True
                      ) -> FitResult | None:
     """Fit the grid near ``corners`` (4 x 2 image px of the outer grid corners TL, TR,
@@ -368,7 +377,7 @@ def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = 
         if step == (0, 0):
             break
         shift = (shift[0] + step[0], shift[1] + step[1])
-        model = _line_search(_frame(small, _shifted(model, *step)), ROUNDS[-1])
+        model = _line_search(_frame(small, shifted(model, *step)), ROUNDS[-1])
         if model is None:
             return None
         frame = _frame(small, model)
