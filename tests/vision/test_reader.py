@@ -94,7 +94,7 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away(photos, reader):
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     board = normalise(rectify_board(grey, model_maps(res.model), res.model.cell_size_px()))
     first = reader.classifier.probabilities(crops(board))
-    steady = reader._steadied(board, first)
+    steady = reader.steadied(board, first)
     doubtful = first.max(axis=1) < RECHECK_BELOW
     assert doubtful.any(), "a hand over the board leaves some cells in doubt"
     # sure cells keep their reading; a doubtful cell gets the mean of nine readings

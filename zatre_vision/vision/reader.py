@@ -1,7 +1,7 @@
 """``BoardReader``: one camera frame in, the state of every cell out.
 
 locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops ->
-ONNX classifier (doubtful cells read again a pixel away, ``_steadied``) -> classical pip
+ONNX classifier (doubtful cells read again a pixel away, ``steadied``) -> classical pip
 count as a cross-check -> cells, uncertain, occluded.
 The models are loaded once per reader; a reader holds no per-frame state.
 """
@@ -38,7 +38,7 @@ TILE_BRIGHT = 0.6
 #: at most this many of the locator's fits are read and compared
 MAX_CANDIDATES = 3
 #: cells read below this top-class probability are read again from crops moved by one
-#: pixel (0.05 cell) in each direction, and the nine readings averaged (``_steadied``)
+#: pixel (0.05 cell) in each direction, and the nine readings averaged (``steadied``)
 RECHECK_BELOW = 0.9
 SHIFTS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy], np.int32)
 
@@ -132,7 +132,7 @@ class BoardReader:
         cr = crops(board)
         return board, cr, self.classifier.probabilities(cr)
 
-    def _steadied(self, board: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    def steadied(self, board: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """``probs`` with each doubtful cell's row replaced by the mean over its crop and
         the eight crops one pixel away. A single reading of a small network jumps with
         sub-pixel shifts; the mean of nine is steadier, both in its class and in how
@@ -166,7 +166,7 @@ class BoardReader:
             if best is None or quality > best[0]:
                 best = (quality, model, score, board, cr, probs)
         _, model, score, board, cr, probs = best
-        result = self.decide(cr, self._steadied(board, probs))
+        result = self.decide(cr, self.steadied(board, probs))
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
                           for x, y in model.corners()]
         result.model = model
