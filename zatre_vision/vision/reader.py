@@ -39,7 +39,7 @@ TILE_BRIGHT = 0.6
 MAX_CANDIDATES = 3
 #: cells read below this top-class probability are read again from crops moved by one
 #: pixel (0.05 cell) in each direction, and the nine readings averaged (``steadied``)
-RECHECK_BELOW = 0.9
+RECHECK_BELOW = 0.95
 SHIFTS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy], np.int32)
 
 
