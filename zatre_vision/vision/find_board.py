@@ -9,8 +9,9 @@
    dark photos, many tiles), when it lands where the network put the board: two
    independent cues agreeing.
 4. A fit that hangs over bright table on two adjacent sides (``border``: the board's
-   border is dark) is refitted from starts shifted whole cells towards the board, and
-   the refit is taken when it has dark border all round and clear lines.
+   border is dark) is moved whole cells towards the board, as it stands and refitted
+   from there; the clearest of those with dark border all round and clear lines
+   replaces it (``onto_the_board``).
 5. A good fit (clear lines in every quarter) is used at once. Otherwise (no model
    file, no accepted fit, or only a faint one) the classical search of
    ``locate.locate`` runs, slower but independent of the network; of a faint fit and
@@ -44,7 +45,7 @@ MIN_SCORE_AGREEING = 0.35
 AGREE_CELLS = 0.75
 #: the network's outline must be this sure to vouch for a faint fit
 MIN_CONFIDENCE = 0.8
-#: of the grids shifted towards the board, this many (darkest border first) are refitted
+#: of the grids moved towards the board, this many (darkest border first) are tried
 SHIFTED_REFITS = 3
 
 
