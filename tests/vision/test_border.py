@@ -65,7 +65,7 @@ def test_a_right_fit_has_dark_border_and_is_kept(on_white_table):
 
 
 def test_a_fit_cells_off_over_the_table_is_moved_back_onto_the_board(on_white_table):
-    grey, model, truth, res = on_white_table
+    grey, model, truth, _ = on_white_table
     off = shifted(model, -2, -3)          # hangs over the table at top and left
     sides = border_brightness(grey, off)
     assert sides[0] > BRIGHT and sides[2] > BRIGHT
