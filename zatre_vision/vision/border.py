@@ -6,8 +6,8 @@ phase check is fooled when the table beyond is blank). Around the real grid the 
 has a dark border, so just outside a right fit it is dark on all four sides. A fit
 whose outside is bright on one side of each axis, clearly brighter than on the other
 side, hangs over a bright table there: the board lies the other way. A hand or sleeve
-over the border brightens it too, but rarely on two sides at once, and a refit is only
-taken when it finds dark border all round (``find_board.BoardLocator``).
+over the border brightens it too, but rarely on two sides at once, and a moved grid is
+only taken when it finds dark border all round (``find_board.onto_the_board``).
 """
 
 from __future__ import annotations

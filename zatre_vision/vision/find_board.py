@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
-from .border import BRIGHT, border_brightness, dark_all_round, shifts_towards_board
+from .border import border_brightness, dark_all_round, shifts_towards_board
 from .grid_fit import FitResult, fit_from_corners, score_model, shifted
 from .locate import LocateResult, locate, to_grey
 from .orient import by_print
@@ -73,21 +73,18 @@ def onto_the_board(grey: np.ndarray, fit: FitResult) -> FitResult:
     cells towards the board (its lines are real; only the count is off) and refits
     from there (for a fit whose scale is off too) (``border``)."""
     shifts = shifts_towards_board(border_brightness(grey, fit.model))
-    if not shifts:
-        return fit
     moved = {s: shifted(fit.model, *s) for s in shifts}
-    darkness = {s: max(border_brightness(grey, m)) for s, m in moved.items()}
+    sides = {s: border_brightness(grey, m) for s, m in moved.items()}
     best = None
-    for s in sorted(shifts, key=darkness.get)[:SHIFTED_REFITS]:
-        found = [fit_from_corners(grey, moved[s].corners())]
-        if darkness[s] <= BRIGHT:
-            score, quarters = score_model(grey, moved[s])
-            found.append(FitResult(moved[s], score, quarters, s))
+    for s in sorted(shifts, key=lambda s: max(sides[s]))[:SHIFTED_REFITS]:
+        found = []
+        refit = fit_from_corners(grey, moved[s].corners())
+        if refit is not None and dark_all_round(border_brightness(grey, refit.model)):
+            found.append(refit)
+        if dark_all_round(sides[s]):
+            found.append(FitResult(moved[s], *score_model(grey, moved[s]), s))
         for f in found:
-            if (f is None or f.score < MIN_SCORE
-                    or not dark_all_round(border_brightness(grey, f.model))):
-                continue
-            if best is None or f.score > best.score:
+            if f.score >= MIN_SCORE and (best is None or f.score > best.score):
                 best = f
     return best or fit
 
