@@ -14,7 +14,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from .geometry import CELL_COLROW, GridModel
+from .geometry import CELL_COLROW, GridModel, sampled_map
 
 PPC = 20
 CROP = 24
@@ -25,35 +25,23 @@ CROP_ORIGINS = ((CELL_COLROW + MARGIN + 0.5) * PPC - CROP / 2).astype(np.int32)
 
 
 def maps_from(fn: Callable[[np.ndarray], np.ndarray], ppc: int = PPC,
-              margin: float = MARGIN, step: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """remap maps of the rectified board for any grid -> image function ``fn``.
-
-    ``fn`` is evaluated on a coarse grid every ``step`` px and interpolated (the
-    mapping is smooth), which keeps this cheap.
-    """
-    n = int(round((15 + 2 * margin) * ppc))
-    c = -(-n // step) + 1
-    off = (step - 1) / 2.0
-    xx, yy = np.meshgrid(np.arange(c) * step + off, np.arange(c) * step + off)
-    uv = np.stack([xx, yy], axis=-1).reshape(-1, 2)
-    uv = -margin + (uv + 0.5) / ppc
-    px = fn(uv).reshape(c, c, 2).astype(np.float32)
-    full = cv2.resize(px, (c * step, c * step), interpolation=cv2.INTER_LINEAR)[:n, :n]
-    return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+              margin: float = MARGIN, step: int = 4) -> np.ndarray:
+    """remap map of the rectified board for any grid -> image function ``fn``
+    (``geometry.sampled_map``)."""
+    return sampled_map(fn, ppc, -margin, -margin, 15 + margin, 15 + margin, step)
 
 
-def model_maps(model: GridModel) -> tuple[np.ndarray, np.ndarray]:
+def model_maps(model: GridModel) -> np.ndarray:
     return maps_from(model.to_image)
 
 
-def rectify_board(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray],
-                  cell_px: float) -> np.ndarray:
+def rectify_board(image: np.ndarray, xy_map: np.ndarray, cell_px: float) -> np.ndarray:
     """Grey top view of the board (SIDE x SIDE uint8), pre-blurred against aliasing."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     sigma = 0.4 * cell_px / PPC
     if sigma > 0.6:
         grey = cv2.GaussianBlur(grey, (0, 0), sigma)
-    return cv2.remap(grey, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.remap(grey, xy_map, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def normalise(board: np.ndarray) -> np.ndarray:

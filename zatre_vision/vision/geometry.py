@@ -12,6 +12,7 @@ the grid fit stay within a fraction of a line width at the board's edges.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -68,9 +69,12 @@ class GridModel:
         return max(self.width, self.height) / 2.0
 
     def distort(self, pts: np.ndarray) -> np.ndarray:
-        d = pts - self.centre
-        r2 = (d * d).sum(axis=-1, keepdims=True) / self.scale ** 2
-        return self.centre + d * (1 + self.k * r2)
+        c = self.centre
+        d = pts - c
+        f = np.einsum("...i,...i->...", d, d)   # |d|^2, several times faster than sum()
+        f *= self.k / self.scale ** 2
+        f += 1.0
+        return c + d * f[..., None]
 
     def undistort(self, pts: np.ndarray) -> np.ndarray:
         """Inverse of ``distort``: per point, the radius rho with
@@ -78,7 +82,7 @@ class GridModel:
         d = np.asarray(pts, np.float64) - self.centre
         if not self.k:
             return self.centre + d
-        r = np.sqrt((d * d).sum(axis=-1, keepdims=True)) / self.scale
+        r = np.sqrt(np.einsum("...i,...i->...", d, d))[..., None] / self.scale
         rho = r.copy()
         for _ in range(UNDISTORT_STEPS):
             kr2 = self.k * rho * rho
@@ -111,19 +115,11 @@ class GridModel:
         return GridModel(s @ self.homography, self.k, int(round(self.width * f)),
                          int(round(self.height * f)))
 
-    def rectify_maps(self, ppc: int, u0: float = 0.0, v0: float = 0.0, u1: float = 15.0,
-                     v1: float = 15.0) -> tuple[np.ndarray, np.ndarray]:
-        """cv2.remap maps that draw grid units [u0, u1] x [v0, v1] at ``ppc`` px per cell."""
-        nw, nh = int(round((u1 - u0) * ppc)), int(round((v1 - v0) * ppc))
-        step = 4
-        cw, ch = -(-nw // step) + 1, -(-nh // step) + 1
-        # cv2.resize by ``step`` puts coarse sample i at fine pixel step * i + (step - 1) / 2
-        off = (step - 1) / 2.0
-        xx, yy = np.meshgrid(np.arange(cw) * step + off, np.arange(ch) * step + off)
-        uv = np.stack([u0 + (xx + 0.5) / ppc, v0 + (yy + 0.5) / ppc], axis=-1).reshape(-1, 2)
-        px = self.to_image(uv).reshape(ch, cw, 2).astype(np.float32)
-        full = cv2.resize(px, (cw * step, ch * step), interpolation=cv2.INTER_LINEAR)[:nh, :nw]
-        return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+    def rectify_map(self, ppc: int, u0: float = 0.0, v0: float = 0.0, u1: float = 15.0,
+                    v1: float = 15.0) -> np.ndarray:
+        """cv2.remap map (one two-channel array) that draws grid units [u0, u1] x
+        [v0, v1] at ``ppc`` px per cell."""
+        return sampled_map(self.to_image, ppc, u0, v0, u1, v1)
 
     def to_dict(self) -> dict:
         return {"homography": [[float(x) for x in row] for row in self.homography],
@@ -138,14 +134,35 @@ class GridModel:
         return cls(h, float(d.get("k", 0.0)), w, hh)
 
 
+def sampled_map(fn: Callable[[np.ndarray], np.ndarray], ppc: int, u0: float, v0: float,
+                u1: float, v1: float, step: int = 4) -> np.ndarray:
+    """cv2.remap map (h x w x 2 float32, image px) that draws grid units [u0, u1] x
+    [v0, v1] at ``ppc`` px per cell, for any grid -> image function ``fn`` (N x 2 ->
+    N x 2). ``fn`` is evaluated every ``step`` px and interpolated (the mapping is
+    smooth), which keeps this cheap; one two-channel map also spares cv2.remap a split.
+    """
+    nw, nh = int(round((u1 - u0) * ppc)), int(round((v1 - v0) * ppc))
+    cw, ch = -(-nw // step) + 1, -(-nh // step) + 1
+    # cv2.resize by ``step`` puts coarse sample i at fine pixel step * i + (step - 1) / 2
+    off = (step - 1) / 2.0 + 0.5
+    uv = np.empty((ch, cw, 2))
+    uv[..., 0] = (u0 + (np.arange(cw) * step + off) / ppc)[None, :]
+    uv[..., 1] = (v0 + (np.arange(ch) * step + off) / ppc)[:, None]
+    px = np.asarray(fn(uv.reshape(-1, 2)), np.float32).reshape(ch, cw, 2)
+    return cv2.resize(px, (cw * step, ch * step), interpolation=cv2.INTER_LINEAR)[:nh, :nw]
+
+
 #: image coordinates beyond this (px) mean a degenerate fit, not a board
 MAX_COORDINATE = 1e7
 
 
-def _normaliser(p: np.ndarray) -> np.ndarray:
+def _normalised(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points moved to their centroid and scaled to mean distance sqrt(2) (Hartley),
+    and the 3 x 3 transform that does it."""
     c = p.mean(axis=0)
-    s = np.sqrt(2) / max(float(np.sqrt(((p - c) ** 2).sum(axis=1)).mean()), 1e-12)
-    return np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
+    d = p - c
+    s = np.sqrt(2) / max(float(np.sqrt(np.einsum("ij,ij->i", d, d)).mean()), 1e-12)
+    return d * s, np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
 
 
 def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
@@ -155,23 +172,21 @@ def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
         return None
     if np.abs(dst).max() > MAX_COORDINATE:
         return None          # a degenerate model threw the points far off the image
-    ts, td = _normaliser(src), _normaliser(dst)
-    a = src @ ts[:2, :2].T + ts[:2, 2]
-    b = dst @ td[:2, :2].T + td[:2, 2]
-    # normal matrix M^T M of the DLT system (rows [a 1, 0, -bx (a 1)] and
-    # [0, a 1, -by (a 1)]) assembled from 3 x 3 blocks
-    ah = np.column_stack([a, np.ones(len(a))])
-    bx, by = ah * b[:, :1], ah * b[:, 1:]
-    ata = ah.T @ ah
-    mtm = np.zeros((9, 9))
-    mtm[0:3, 0:3] = mtm[3:6, 3:6] = ata
-    mtm[0:3, 6:9] = -(ah.T @ bx)
-    mtm[3:6, 6:9] = -(ah.T @ by)
-    mtm[6:9, 0:6] = mtm[0:6, 6:9].T
-    mtm[6:9, 6:9] = bx.T @ bx + by.T @ by
+    a, ts = _normalised(src)
+    b, td = _normalised(dst)
+    # the DLT system: rows [a 1, 0, -bx (a 1)] and [0, a 1, -by (a 1)]; h is the
+    # eigenvector of M^T M with the smallest eigenvalue
+    n = len(a)
+    m = np.zeros((2 * n, 9))
+    m[:n, 0:2] = m[n:, 3:5] = a
+    m[:n, 2] = m[n:, 5] = 1.0
+    m[:n, 6:8] = a * -b[:, :1]
+    m[n:, 6:8] = a * -b[:, 1:]
+    m[:n, 8] = -b[:, 0]
+    m[n:, 8] = -b[:, 1]
     try:
-        _, _, vt = np.linalg.svd(mtm)
-        h = np.linalg.inv(td) @ vt[-1].reshape(3, 3) @ ts
+        _, vec = np.linalg.eigh(m.T @ m)
+        h = np.linalg.inv(td) @ vec[:, 0].reshape(3, 3) @ ts
     except np.linalg.LinAlgError:
         return None
     if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
@@ -187,4 +202,4 @@ def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_
 
 __all__ = ["CARDBOARD", "CELL_CENTRES", "CELL_COLROW", "CELL_NAMES", "GRID_CORNERS",
            "GRID_EDGES", "GridModel", "IS_LIGHT", "START_INDEX", "dlt_homography",
-           "homography_from_corners"]
+           "homography_from_corners", "sampled_map"]

@@ -172,8 +172,8 @@ class _Frame:
 
 def _frame(img: np.ndarray, model: GridModel) -> _Frame:
     """Rectify ``img`` at ``PPC`` and compute the line evidence."""
-    mx, my = model.rectify_maps(PPC, EXT[0], EXT[0], EXT[1], EXT[1])
-    rect = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    xy = model.rectify_map(PPC, EXT[0], EXT[0], EXT[1], EXT[1])
+    rect = cv2.remap(img, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     fv, fh = directional_ridges(rect)
     return _Frame(model, fv, fh)
 
@@ -260,16 +260,17 @@ def _line_search(frame: _Frame, half: float) -> GridModel | None:
 
 # -- phase -------------------------------------------------------------------------------
 
-def _segment_evidence(frame: _Frame, edges: np.ndarray, du: float, dv: float
-                      ) -> np.ndarray:
-    """Mean evidence at a quarter and three quarters along each unit segment."""
-    a, b = edges[:, :2] + (du, dv), edges[:, 2:] + (du, dv)
+def _segment_evidence(frame: _Frame, edges: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """Mean evidence at a quarter and three quarters along each unit segment, the
+    segments moved by each of ``shifts`` (S x 2 cells): S x len(edges)."""
+    a = edges[None, :, :2] + shifts[:, None, :]
+    b = edges[None, :, 2:] + shifts[:, None, :]
     vert = edges[:, 0] == edges[:, 2]
-    out = np.zeros(len(edges))
+    out = np.zeros((len(shifts), len(edges)))
     for t in (0.25, 0.75):
         p = a + (b - a) * t
-        out[vert] += frame.sample(p[vert], True)
-        out[~vert] += frame.sample(p[~vert], False)
+        out[:, vert] += frame.sample(p[:, vert], True)
+        out[:, ~vert] += frame.sample(p[:, ~vert], False)
     return out / 2
 
 
@@ -282,14 +283,13 @@ def shifted(model: GridModel, du: float, dv: float) -> GridModel:
 def _phase(frame: _Frame) -> tuple[int, int]:
     """The one-cell shift of the frame's model whose layout lines are there and whose
     non-lines (margin, cut corners) are not (``locate.fix_layout``)."""
-    best, best_shift = -np.inf, (0, 0)
-    for du, dv in PHASE_SHIFTS:
-        on = _segment_evidence(frame, GRID_EDGES, du, dv).mean()
-        off = _segment_evidence(frame, PHANTOM_EDGES, du, dv).mean()
-        score = (on - off) / (on + off + 1e-6) - PHASE_MARGIN * (du != 0 or dv != 0)
-        if score > best:
-            best, best_shift = score, (du, dv)
-    return best_shift
+    shifts = np.array(PHASE_SHIFTS, np.float64)
+    on = _segment_evidence(frame, GRID_EDGES, shifts).mean(axis=1)
+    off = _segment_evidence(frame, PHANTOM_EDGES, shifts).mean(axis=1)
+    moved = np.any(shifts != 0, axis=1)
+    score = (on - off) / (on + off + 1e-6) - PHASE_MARGIN * moved
+    best = int(np.argmax(score))          # the first of equals, as PHASE_SHIFTS orders
+    return PHASE_SHIFTS[best]
 
 
 # -- score -----------------------------------------------------------------------------

@@ -318,21 +318,24 @@ def directional_ridges(rect: np.ndarray, d: int = 2, run: int = 7, edges: bool =
     """
     r = rect.astype(np.float32)
     # the brighter of the two neighbours d px away (wrapping round at the borders): a
-    # dilation by a two-point kernel of the wrapped image
+    # dilation by a two-point kernel of the wrapped image (cv2 throughout: numpy's
+    # temporaries cost more than the filters on this small image)
     pair = np.zeros((1, 2 * d + 1), np.uint8)
     pair[0, 0] = pair[0, -1] = 1
     wrapped = cv2.copyMakeBorder(r, d, d, d, d, cv2.BORDER_WRAP)
-    rv = np.maximum(r - cv2.dilate(wrapped, pair)[d:-d, d:-d], 0)
-    rh = np.maximum(r - cv2.dilate(wrapped, pair.T)[d:-d, d:-d], 0)
+    rv = cv2.subtract(r, cv2.dilate(wrapped, pair)[d:-d, d:-d])
+    rh = cv2.subtract(r, cv2.dilate(wrapped, pair.T)[d:-d, d:-d])
+    cv2.threshold(rv, 0, 0, cv2.THRESH_TOZERO, dst=rv)
+    cv2.threshold(rh, 0, 0, cv2.THRESH_TOZERO, dst=rh)
     if not edges:
         return (cv2.erode(rv, np.ones((run, 1), np.uint8)),
                 cv2.erode(rh, np.ones((1, run), np.uint8)))
-    gv = np.abs(cv2.Sobel(r, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
-    gh = np.abs(cv2.Sobel(r, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
-    gv = cv2.GaussianBlur(gv, (5, 1), 0)
-    gh = cv2.GaussianBlur(gh, (1, 5), 0)
-    fv = cv2.erode(2 * rv + gv, np.ones((run, 1), np.uint8))
-    fh = cv2.erode(2 * rh + gh, np.ones((1, run), np.uint8))
+    gv = cv2.Sobel(r, cv2.CV_32F, 1, 0, ksize=3, scale=0.25)
+    gh = cv2.Sobel(r, cv2.CV_32F, 0, 1, ksize=3, scale=0.25)
+    gv = cv2.GaussianBlur(np.abs(gv, out=gv), (5, 1), 0)
+    gh = cv2.GaussianBlur(np.abs(gh, out=gh), (1, 5), 0)
+    fv = cv2.erode(cv2.scaleAdd(rv, 2.0, gv), np.ones((run, 1), np.uint8))
+    fh = cv2.erode(cv2.scaleAdd(rh, 2.0, gh), np.ones((1, run), np.uint8))
     return fv, fh
 
 
@@ -344,8 +347,8 @@ def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float
     sigma = 0.45 * src_ppc / ppc
     if blur and sigma > 0.6:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
-    mx, my = model.rectify_maps(ppc, ext[0], ext[0], ext[1], ext[1])
-    return cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    xy = model.rectify_map(ppc, ext[0], ext[0], ext[1], ext[1])
+    return cv2.remap(img, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
 
 def presmooth(grey: np.ndarray, model: GridModel) -> np.ndarray:
