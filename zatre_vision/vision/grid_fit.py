@@ -5,7 +5,7 @@ then a whole cell). From there:
 
 1. **Search image.** The photo is halved (``cv2.pyrDown``) until a cell is at most
    ``MAX_SEARCH_CELL_PX`` pixels. Every step below draws it rectified by the current
-   model at ``PPC`` pixels per cell (one ``cv2.remap`` of 304 x 304, ~1 ms) and takes
+   model at ``PPC`` pixels per cell (one ``cv2.remap`` of 304 x 304, ~0.5 ms) and takes
    the line evidence for vertical and horizontal lines (``locate.directional_ridges``).
 2. **Band profiles** (two passes, ``PROFILE_PASSES``). In eight bands (four per axis,
    ~4 cells wide) the evidence is summed across the band; the 16 line positions,
