@@ -49,3 +49,21 @@ def test_dlt_refuses_degenerate_input_instead_of_raising():
     assert dlt_homography(grid, img * 1e12) is None
     same_spot = dlt_homography(grid, np.zeros_like(img))   # all on one pixel: no exception
     assert same_spot is None or np.isfinite(same_spot).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.floats(-0.05, 0.2), ppc=st.sampled_from([10, 16, 20]),
+       u0=st.floats(-2.0, 0.5), seed=st.integers(0, 2**31))
+def test_rectify_map_puts_every_pixel_where_the_model_sends_its_grid_point(k, ppc, u0, seed):
+    model = GridModel(homography_from_corners(CORNERS), k, W, H)
+    u1 = 15.0 - u0
+    xy = model.rectify_map(ppc, u0, u0, u1, u1)
+    n = int(round((u1 - u0) * ppc))
+    assert xy.shape == (n, n, 2) and xy.dtype == np.float32
+    # top-view pixel (i, j) draws grid point (u0 + (j + 0.5) / ppc, u0 + (i + 0.5) / ppc);
+    # the map is sampled every 4 px and interpolated between samples (the outermost two
+    # pixels on each side lie beyond the first and last sample, see sampled_map)
+    rng = np.random.default_rng(seed)
+    ij = rng.integers(2, n - 2, (300, 2))
+    grid = u0 + (ij[:, ::-1] + 0.5) / ppc
+    assert np.abs(xy[ij[:, 0], ij[:, 1]] - model.to_image(grid)).max() < 0.1

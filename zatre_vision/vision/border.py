@@ -35,7 +35,7 @@ def border_brightness(grey: np.ndarray, model: GridModel) -> tuple[float, ...]:
     """Median brightness just outside the grid on its top, bottom, left and right
     side, relative to the bright level (98th percentile) of the grid inside."""
     xy = model.rectify_map(PPC, -1.0, -1.0, 16.0, 16.0)
-    r = cv2.remap(grey, xy, None, cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+    r = cv2.remap(grey, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                   borderValue=0).astype(np.float32)
     inside = r[PPC:-PPC:3, PPC:-PPC:3]
     r *= 1.0 / max(float(np.percentile(inside, 98)), 1.0)

@@ -140,10 +140,13 @@ def sampled_map(fn: Callable[[np.ndarray], np.ndarray], ppc: int, u0: float, v0:
     [v0, v1] at ``ppc`` px per cell, for any grid -> image function ``fn`` (N x 2 ->
     N x 2). ``fn`` is evaluated every ``step`` px and interpolated (the mapping is
     smooth), which keeps this cheap; one two-channel map also spares cv2.remap a split.
+    The outermost pixel or two on each side lie beyond the first and last samples and
+    get their values (cv2.resize clamps), up to 1.5 px of the top view off there.
     """
     nw, nh = int(round((u1 - u0) * ppc)), int(round((v1 - v0) * ppc))
     cw, ch = -(-nw // step) + 1, -(-nh // step) + 1
-    # cv2.resize by ``step`` puts coarse sample i at fine pixel step * i + (step - 1) / 2
+    # cv2.resize by ``step`` puts coarse sample i at fine pixel step * i + (step - 1) / 2;
+    # + 0.5: a fine pixel draws the grid point at its centre
     off = (step - 1) / 2.0 + 0.5
     uv = np.empty((ch, cw, 2))
     uv[..., 0] = (u0 + (np.arange(cw) * step + off) / ppc)[None, :]
