@@ -32,6 +32,9 @@ MIN_CONFIDENCE = 0.7
 #: (The blob counter is a weak judge on blurred photos, about 50 % right on its own, so
 #: it may only veto cells the CNN is not nearly sure of.)
 VETO_CONFIDENCE = 0.95
+#: a tile that the classical count cannot confirm (it sees no tile, or cannot make out
+#: the pips: blurred, streaked) needs this top-class probability, not MIN_CONFIDENCE
+UNCONFIRMED_CONFIDENCE = 0.8
 #: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
 #: to look like a tile
 TILE_BRIGHT = 0.6
@@ -102,6 +105,7 @@ class BoardReader:
                  calibration: Calibration | None = None, markers: bool = False,
                  min_confidence: float = MIN_CONFIDENCE,
                  veto_confidence: float = VETO_CONFIDENCE,
+                 unconfirmed_confidence: float = UNCONFIRMED_CONFIDENCE,
                  board_model_path: Path | str | None = DEFAULT_BOARD_MODEL):
         self.classifier = PipClassifier(model_path, threads)
         #: without the board model (None, or its file missing) the classical search runs
@@ -110,6 +114,7 @@ class BoardReader:
         self.markers = markers
         self.min_confidence = min_confidence
         self.veto_confidence = veto_confidence
+        self.unconfirmed_confidence = unconfirmed_confidence
 
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray) -> tuple[list[tuple[GridModel, float]], str]:
@@ -195,8 +200,11 @@ class BoardReader:
             doubt = conf[i] < self.min_confidence
             if bright_empty[i]:
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
-            # the classical count abstains when it sees no plausible tile (0 or -1)
+            # the classical count disagrees, or cannot confirm the tile and the CNN is
+            # not quite sure either
             if checked[i] and counts[i] > 0 and counts[i] != c:
+                doubt = True
+            if checked[i] and counts[i] <= 0 and conf[i] < self.unconfirmed_confidence:
                 doubt = True
             if doubt:
                 uncertain.append(name)

@@ -1,0 +1,93 @@
+"""The classical pip count: counts clean pips, abstains on blobs that are not pips,
+and the reader doubts a tile it cannot confirm unless the CNN is sure."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zatre_vision.vision.cells import CROP
+from zatre_vision.vision.classify import CLASSES
+from zatre_vision.vision.geometry import CELL_NAMES
+from zatre_vision.vision.pips import CANNOT_TELL, NOT_CHECKED, count_all, count_pips
+
+#: die layouts: pip positions in units of the pip spacing, around the tile centre
+LAYOUTS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+           4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+           5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+           6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+SPACING = 5   # px at 20 px per cell (a quarter cell)
+
+
+def tile_crop(pips: int, dx: int = 0, dy: int = 0, background: float = 0.3) -> np.ndarray:
+    """A normalised crop: a bright tile 0.8 cell wide (moved by dx, dy) on a dark cell,
+    with round dark pips in the die layout."""
+    img = np.full((CROP * 8, CROP * 8), background, np.float32)     # drawn 8x finer
+    c = CROP * 4
+    half = 8 * 8
+    cv2.rectangle(img, (c + 8 * dx - half, c + 8 * dy - half),
+                  (c + 8 * dx + half, c + 8 * dy + half), 0.95, -1)
+    for px, py in LAYOUTS.get(pips, []):
+        cv2.circle(img, (c + 8 * (dx + px * SPACING), c + 8 * (dy + py * SPACING)), 13,
+                   0.1, -1, lineType=cv2.LINE_AA)
+    return cv2.resize(img, (CROP, CROP), interpolation=cv2.INTER_AREA)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pips=st.integers(1, 6), dx=st.integers(-2, 2), dy=st.integers(-2, 2),
+       background=st.floats(0.05, 0.45))
+def test_clean_pips_are_counted_wherever_the_tile_sits(pips, dx, dy, background):
+    assert count_pips(tile_crop(pips, dx, dy, background)) == pips
+
+
+def test_no_tile_and_a_blank_tile_count_zero():
+    assert count_pips(np.full((CROP, CROP), 0.2, np.float32)) == 0
+    assert count_pips(tile_crop(0)) == 0
+
+
+def test_streaked_or_merged_pips_are_not_counted():
+    streak = tile_crop(0)
+    streak[8:16, 11:13] = 0.1                      # one pip smeared into a line
+    assert count_pips(streak) == CANNOT_TELL
+    merged = tile_crop(0)
+    merged[10:13, 8:16] = 0.1                      # two pips run together
+    assert count_pips(merged) == CANNOT_TELL
+    # the old counter ignored such blobs and counted the rest: a confident wrong count
+    half = tile_crop(2)
+    half[13:15, 6:10] = 0.1
+    assert count_pips(half) == CANNOT_TELL
+
+
+def test_count_all_checks_only_the_selected_crops():
+    batch = np.stack([tile_crop(3), tile_crop(5), tile_crop(6)])
+    out = count_all(batch, np.array([True, False, True]))
+    assert out.tolist() == [3, NOT_CHECKED, 6]
+
+
+def _probs(cls: int, conf: float) -> np.ndarray:
+    p = np.full((193, len(CLASSES)), 0.0, np.float32)
+    p[:, 0] = 1.0
+    p[0] = (1 - conf) / (len(CLASSES) - 1)
+    p[0, cls] = conf
+    return p
+
+
+def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(reader):
+    crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
+    name = CELL_NAMES[0]
+    # a clean four, read 4 at 0.75: the count confirms it
+    crops[0] = tile_crop(4)
+    assert reader.decide(crops, _probs(4, 0.75)).cells.get(name) == 4
+    # ... read 5 at 0.75: the count disagrees
+    assert name in reader.decide(crops, _probs(5, 0.75)).uncertain
+    # a streaked tile: the count cannot tell; at 0.75 the cell is uncertain, at 0.85 not
+    streak = tile_crop(0)
+    streak[6:18, 11:13] = 0.1
+    crops[0] = streak
+    assert name in reader.decide(crops, _probs(3, 0.75)).uncertain
+    assert reader.decide(crops, _probs(3, 0.85)).cells.get(name) == 3
+    # no tile to be seen where the CNN reads one, not quite sure: uncertain
+    crops[0] = np.full((CROP, CROP), 0.2, np.float32)
+    assert name in reader.decide(crops, _probs(2, 0.75)).uncertain
