@@ -38,9 +38,15 @@ NOT_CHECKED = -2
 CANNOT_TELL = -1
 
 
-def _tile_region(crop: np.ndarray, level: float) -> np.ndarray | None:
+def _middle_levels(crops: np.ndarray) -> np.ndarray:
+    """Each crop's bright level: the 80th percentile of its middle (0.6 cell square)."""
+    m = CROP // 2
+    return np.percentile(crops[:, m - 6:m + 6, m - 6:m + 6].reshape(len(crops), -1), 80,
+                         axis=1)
+
+
+def _tile_region(bright: np.ndarray) -> np.ndarray | None:
     """uint8 mask of the bright region over the crop centre, None if none is tile-sized."""
-    bright = (crop > BRIGHT_FRACTION * level).astype(np.uint8)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
     m = CROP // 2
     centre = labels[m - 4:m + 4, m - 4:m + 4].ravel()
@@ -50,7 +56,7 @@ def _tile_region(crop: np.ndarray, level: float) -> np.ndarray | None:
     tile = int(np.bincount(centre).argmax())
     if stats[tile, cv2.CC_STAT_AREA] < MIN_TILE_AREA:
         return None
-    return (labels == tile).astype(np.uint8)
+    return (labels != tile).astype(np.uint8)
 
 
 def _is_pip(area: int, width: int, height: int) -> bool:
@@ -59,26 +65,26 @@ def _is_pip(area: int, width: int, height: int) -> bool:
             and max(width, height) <= MAX_ASPECT * min(width, height))
 
 
-def count_pips(crop: np.ndarray) -> int:
-    """Pips on the tile of one normalised crop: 0 where no tile is seen, ``CANNOT_TELL``
-    where a blob on the tile is not pip-shaped or there are more than six."""
-    m = CROP // 2
-    level = float(np.percentile(crop[m - 6:m + 6, m - 6:m + 6], 80))
-    if level < TILE_LEVEL:
-        return 0
-    tile = _tile_region(crop, level)
-    if tile is None:
+def _count_holes(bright: np.ndarray) -> int:
+    """Pips in one crop's bright mask (uint8): the holes of the tile region."""
+    outside = _tile_region(bright)
+    if outside is None:
         return CANNOT_TELL
-    n, _, stats, _ = cv2.connectedComponentsWithStats(1 - tile, connectivity=8)
-    left, top = stats[1:, cv2.CC_STAT_LEFT], stats[1:, cv2.CC_STAT_TOP]
-    w, h = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
-    enclosed = (left > 0) & (top > 0) & (left + w < CROP) & (top + h < CROP)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=8)
     pips = 0
-    for i in np.flatnonzero(enclosed):
-        if not _is_pip(int(stats[i + 1, cv2.CC_STAT_AREA]), int(w[i]), int(h[i])):
+    for left, top, w, h, area in stats[1:]:
+        if left == 0 or top == 0 or left + w == CROP or top + h == CROP:
+            continue  # around the tile, not in it
+        if not _is_pip(int(area), int(w), int(h)):
             return CANNOT_TELL
         pips += 1
     return pips if pips <= 6 else CANNOT_TELL
+
+
+def count_pips(crop: np.ndarray) -> int:
+    """Pips on the tile of one normalised crop: 0 where no tile is seen, ``CANNOT_TELL``
+    where a blob on the tile is not pip-shaped or there are more than six."""
+    return int(count_all(crop[None], np.ones(1, bool))[0])
 
 
 def count_all(crops: np.ndarray, which: np.ndarray) -> np.ndarray:
@@ -86,6 +92,12 @@ def count_all(crops: np.ndarray, which: np.ndarray) -> np.ndarray:
     ``NOT_CHECKED`` for the others. (The reader checks only the tiles the CNN is not
     nearly sure of, a handful a frame.)"""
     out = np.full(len(crops), NOT_CHECKED, np.int32)
-    for i in np.flatnonzero(which):
-        out[i] = count_pips(crops[i])
+    idx = np.flatnonzero(which)
+    if len(idx) == 0:
+        return out
+    c = crops[idx]
+    level = _middle_levels(c)
+    bright = (c > BRIGHT_FRACTION * level[:, None, None]).astype(np.uint8)
+    for k, i in enumerate(idx):
+        out[i] = 0 if level[k] < TILE_LEVEL else _count_holes(bright[k])
     return out
