@@ -20,7 +20,7 @@ from .calibration import Calibration, board_moved
 from .cells import CROP_ORIGINS, crops, model_maps, normalise, rectify_board
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
-from .geometry import CELL_NAMES, IS_LIGHT, GridModel
+from .geometry import CELL_COLROW, CELL_NAMES, IS_LIGHT, GridModel
 from .markers import locate_with_markers
 from .pips import count_all
 
@@ -43,6 +43,8 @@ MAX_CANDIDATES = 3
 #: cells read below this top-class probability are read again from crops moved by one
 #: pixel (0.05 cell) in each direction, and the nine readings averaged (``steadied``)
 RECHECK_BELOW = 0.95
+#: cell x cell: True where two cells touch (side or corner)
+TOUCHING = np.abs(CELL_COLROW[:, None, :] - CELL_COLROW[None, :, :]).max(axis=2) == 1
 SHIFTS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy], np.int32)
 
 
@@ -83,6 +85,15 @@ def looks_like_tiles(crops: np.ndarray) -> np.ndarray:
     c = crops.shape[1] // 2
     middle = crops[:, c - 6:c + 6, c - 6:c + 6].reshape(len(crops), 144)
     return np.percentile(middle, 25, axis=1) > TILE_BRIGHT
+
+
+def lone_occluded(cls: np.ndarray) -> np.ndarray:
+    """Cells called occluded with no occluded cell around them. A hand or an arm hides
+    a patch of cells; a lone "occluded" call is nearly always a bright marble vein or a
+    glint on a visible cell (wide benchmark set, blur within the training ranges: 72 of
+    75 lone calls were on visible cells, against 3 of 1,131 occluded calls in patches)."""
+    occ = cls == OCCLUDED
+    return occ & ~(TOUCHING[:, occ].any(axis=1))
 
 
 def _reading_key(name: str) -> tuple[int, int]:
@@ -181,7 +192,15 @@ class BoardReader:
         return result
 
     def decide(self, cr: np.ndarray, probs: np.ndarray) -> ReadResult:
-        """Cells, uncertain and occluded lists from crops and class probabilities."""
+        """Cells, uncertain and occluded lists from crops and class probabilities.
+        A lone occluded call (``lone_occluded``) is read again without the occluded
+        class; that reading is used when it passes every check below, else the cell
+        stays occluded."""
+        lone = lone_occluded(probs.argmax(axis=1))
+        if lone.any():
+            probs = probs.copy()
+            probs[lone, OCCLUDED] = 0.0
+            probs[lone] /= probs[lone].sum(axis=1, keepdims=True)
         cls = probs.argmax(axis=1)
         conf = probs.max(axis=1)
         bright_empty = (cls == 0) & ~IS_LIGHT
@@ -208,6 +227,9 @@ class BoardReader:
                 doubt = True
             if doubt:
                 uncertain.append(name)
+                if lone[i]:
+                    occluded.append(name)
+                    cls[i] = OCCLUDED
             elif c > 0:
                 cells[name] = c
         order = sorted(cells, key=_reading_key)
