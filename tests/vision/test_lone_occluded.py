@@ -1,6 +1,7 @@
-"""A lone "occluded" call (no occluded cell around it) is no hand: the reader reads the
-cell again without the occluded class, and keeps it occluded when that reading is not
-sure. Calls in a patch stay occluded."""
+"""Without an occluded call touching it, a cell is read without the occluded class (a
+hand hides a patch of cells): a lone "occluded" call is read again and stays occluded
+only when that reading is unsure; calls in a patch stay occluded; the occluded share
+neither confirms a tile the pip count cannot see nor lowers the bar."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_COLROW, CELL_NAMES
-from zatre_vision.vision.reader import lone_occluded
+from zatre_vision.vision.reader import no_hand_near
 
 N = len(CELL_NAMES)
 E5 = CELL_NAMES.index("E5")
@@ -21,14 +22,14 @@ K10 = CELL_NAMES.index("K10")
 
 @settings(max_examples=60, deadline=None)
 @given(st.sets(st.integers(0, N - 1), max_size=40))
-def test_lone_means_no_occluded_cell_at_chessboard_distance_one(occluded):
+def test_no_hand_near_means_no_occluded_call_at_chessboard_distance_one(occluded):
     cls = np.zeros(N, np.int64)
     cls[list(occluded)] = OCCLUDED
-    lone = lone_occluded(cls)
+    alone = no_hand_near(cls)
     for i in range(N):
         near = [j for j in occluded
                 if j != i and np.abs(CELL_COLROW[j] - CELL_COLROW[i]).max() == 1]
-        assert lone[i] == (i in occluded and not near)
+        assert alone[i] == (not near)
 
 
 def _probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
@@ -62,3 +63,33 @@ def test_calls_in_a_patch_stay_occluded(reader):
     res = reader.decide(crops, _probs({E5: row, F5: row}))
     assert {"E5", "F5"} <= set(res.occluded)
     assert res.classes[E5] == res.classes[F5] == OCCLUDED
+
+
+def test_without_a_hand_near_the_occluded_share_does_not_make_a_cell_doubtful(reader):
+    crops = np.full((N, CROP, CROP), 0.2, np.float32)
+    row = {0: 0.6, OCCLUDED: 0.35, 2: 0.05}
+    # a vein-streaked empty cell, no hand near: empty (0.92 without the 0.35)
+    res = reader.decide(crops, _probs({K10: row}))
+    assert "K10" not in res.uncertain and res.classes[K10] == 0
+    # the same reading beside a hand's patch of occluded cells stays uncertain
+    hand = {OCCLUDED: 0.9, 0: 0.1}
+    res = reader.decide(crops, _probs({K10: row, CELL_NAMES.index("L10"): hand,
+                                       CELL_NAMES.index("L11"): hand}))
+    assert "K10" in res.uncertain and "K10" not in res.occluded
+
+
+def test_the_share_does_not_confirm_a_tile_the_count_cannot_see(reader):
+    crops = np.full((N, CROP, CROP), 0.2, np.float32)   # no tile to be seen
+    # a "3" at 0.75 of its own, 0.94 with the occluded share: still uncertain
+    res = reader.decide(crops, _probs({K10: {3: 0.75, OCCLUDED: 0.2, 0: 0.05}}))
+    assert "K10" in res.uncertain and "K10" not in res.cells
+
+
+def test_a_reading_only_the_share_makes_sure_needs_the_higher_bar(reader):
+    crops = np.full((N, CROP, CROP), 0.2, np.float32)
+    # empty 0.5, occluded 0.2, a "2" 0.3: without the share empty has 0.625 -> uncertain
+    res = reader.decide(crops, _probs({K10: {0: 0.5, OCCLUDED: 0.2, 2: 0.3}}))
+    assert "K10" in res.uncertain
+    # empty 0.6, occluded 0.3, a "2" 0.1: 0.857 >= 0.8 -> empty
+    res = reader.decide(crops, _probs({K10: {0: 0.6, OCCLUDED: 0.3, 2: 0.1}}))
+    assert "K10" not in res.uncertain
