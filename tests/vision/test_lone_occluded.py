@@ -17,7 +17,9 @@ from zatre_vision.vision.reader import no_hand_near
 N = len(CELL_NAMES)
 E5 = CELL_NAMES.index("E5")
 F5 = CELL_NAMES.index("F5")
-K10 = CELL_NAMES.index("K10")
+K10 = CELL_NAMES.index("K10")   # a dark cell
+#: a grey crop (a vein, a shadow): neither too dark for a tile nor bright like one
+GREY = 0.5
 
 
 @settings(max_examples=60, deadline=None)
@@ -66,7 +68,7 @@ def test_calls_in_a_patch_stay_occluded(reader):
 
 
 def test_without_a_hand_near_the_occluded_share_does_not_make_a_cell_doubtful(reader):
-    crops = np.full((N, CROP, CROP), 0.2, np.float32)
+    crops = np.full((N, CROP, CROP), GREY, np.float32)
     row = {0: 0.6, OCCLUDED: 0.35, 2: 0.05}
     # a vein-streaked empty cell, no hand near: empty (0.92 without the 0.35)
     res = reader.decide(crops, _probs({K10: row}))
@@ -79,14 +81,14 @@ def test_without_a_hand_near_the_occluded_share_does_not_make_a_cell_doubtful(re
 
 
 def test_the_share_does_not_confirm_a_tile_the_count_cannot_see(reader):
-    crops = np.full((N, CROP, CROP), 0.2, np.float32)   # no tile to be seen
+    crops = np.full((N, CROP, CROP), GREY, np.float32)   # no pips to be seen
     # a "3" at 0.75 of its own, 0.94 with the occluded share: still uncertain
     res = reader.decide(crops, _probs({K10: {3: 0.75, OCCLUDED: 0.2, 0: 0.05}}))
     assert "K10" in res.uncertain and "K10" not in res.cells
 
 
 def test_a_reading_only_the_share_makes_sure_needs_the_higher_bar(reader):
-    crops = np.full((N, CROP, CROP), 0.2, np.float32)
+    crops = np.full((N, CROP, CROP), GREY, np.float32)
     # empty 0.5, occluded 0.2, a "2" 0.3: without the share empty has 0.625 -> uncertain
     res = reader.decide(crops, _probs({K10: {0: 0.5, OCCLUDED: 0.2, 2: 0.3}}))
     assert "K10" in res.uncertain

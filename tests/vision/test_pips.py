@@ -91,3 +91,25 @@ def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(re
     # no tile to be seen where the CNN reads one, not quite sure: uncertain
     crops[0] = np.full((CROP, CROP), 0.2, np.float32)
     assert name in reader.decide(crops, _probs(2, 0.75)).uncertain
+
+
+def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(reader):
+    from zatre_vision.vision.geometry import IS_LIGHT
+    from zatre_vision.vision.reader import too_dark_for_a_tile
+
+    assert too_dark_for_a_tile(np.stack([np.full((CROP, CROP), 0.2, np.float32)]))[0]
+    assert not too_dark_for_a_tile(np.stack([tile_crop(k) for k in range(1, 7)])).any()
+    dark = next(i for i in range(193) if not IS_LIGHT[i])
+    light = next(i for i in range(193) if IS_LIGHT[i])
+    p = np.zeros((193, len(CLASSES)), np.float32)
+    p[:, 0] = 1.0
+    p[[dark, light]] = 0.0
+    p[[dark, light], 0] = 0.5
+    p[[dark, light], 2] = 0.45
+    p[[dark, light], 7] = 0.05
+    crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
+    res = reader.decide(crops, p)
+    assert CELL_NAMES[dark] not in res.uncertain       # bare dark board
+    assert CELL_NAMES[light] in res.uncertain          # light cells: brightness says nothing
+    crops[dark] = tile_crop(0, background=0.2)         # a blank bright square there
+    assert CELL_NAMES[dark] in reader.decide(crops, p).uncertain

@@ -38,10 +38,10 @@ NOT_CHECKED = -2
 CANNOT_TELL = -1
 
 
-def _middle_levels(crops: np.ndarray) -> np.ndarray:
+def middle_levels(crops: np.ndarray) -> np.ndarray:
     """Each crop's bright level: the 80th percentile of its middle (0.6 cell square)."""
     m = CROP // 2
-    return np.percentile(crops[:, m - 6:m + 6, m - 6:m + 6].reshape(len(crops), -1), 80,
+    return np.percentile(crops[:, m - 6:m + 6, m - 6:m + 6].reshape(len(crops), 144), 80,
                          axis=1)
 
 
@@ -96,7 +96,7 @@ def count_all(crops: np.ndarray, which: np.ndarray) -> np.ndarray:
     if len(idx) == 0:
         return out
     c = crops[idx]
-    level = _middle_levels(c)
+    level = middle_levels(c)
     bright = (c > BRIGHT_FRACTION * level[:, None, None]).astype(np.uint8)
     for k, i in enumerate(idx):
         out[i] = 0 if level[k] < TILE_LEVEL else _count_holes(bright[k])
