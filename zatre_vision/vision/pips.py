@@ -38,11 +38,15 @@ NOT_CHECKED = -2
 CANNOT_TELL = -1
 
 
-def middle_levels(crops: np.ndarray) -> np.ndarray:
-    """Each crop's bright level: the 80th percentile of its middle (0.6 cell square)."""
+def middle(crops: np.ndarray) -> np.ndarray:
+    """(N, 144): the pixels of each crop's middle, a 0.6 cell square."""
     m = CROP // 2
-    return np.percentile(crops[:, m - 6:m + 6, m - 6:m + 6].reshape(len(crops), 144), 80,
-                         axis=1)
+    return crops[:, m - 6:m + 6, m - 6:m + 6].reshape(len(crops), 144)
+
+
+def middle_levels(crops: np.ndarray) -> np.ndarray:
+    """Each crop's bright level: the 80th percentile of its middle."""
+    return np.percentile(middle(crops), 80, axis=1)
 
 
 def _tile_region(bright: np.ndarray) -> np.ndarray | None:

@@ -22,15 +22,15 @@ from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
 from .geometry import CELL_COLROW, CELL_NAMES, IS_LIGHT, GridModel
 from .markers import locate_with_markers
-from .pips import TILE_LEVEL, count_all, middle_levels
+from .pips import TILE_LEVEL, count_all, middle, middle_levels
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
 #: Below this top-class probability a cell is uncertain.
 MIN_CONFIDENCE = 0.7
 #: Below this probability a disagreeing classical pip count also makes a cell uncertain.
-#: (The blob counter is a weak judge on blurred photos, about 50 % right on its own, so
-#: it may only veto cells the CNN is not nearly sure of.)
+#: (The count cannot read blurred pips, so it only judges tiles the CNN is not nearly
+#: sure of.)
 VETO_CONFIDENCE = 0.95
 #: a tile that the classical count cannot confirm (it sees no tile, or cannot make out
 #: the pips: blurred, streaked) needs this top-class probability, not MIN_CONFIDENCE
@@ -61,7 +61,7 @@ class ReadResult:
     #: per cell: the network's probabilities of the 8 classes (steadied; before
     #: ``decide`` gives away the occluded share)
     probabilities: np.ndarray | None = None
-    #: per cell: classical pip count (-2 not checked, -1 implausible, 0 no tile)
+    #: per cell: classical pip count (pips.NOT_CHECKED -2, pips.CANNOT_TELL -1, 0 no tile)
     pip_counts: np.ndarray | None = None
     model: GridModel | None = None
     locate_score: float = 0.0
@@ -83,9 +83,7 @@ def looks_like_tiles(crops: np.ndarray) -> np.ndarray:
     a dark, not x2, cell that the classifier calls empty, this means blur or glare.)
     Three quarters of the middle must be bright: bright marble veins, streaks with dark
     between them, do not count."""
-    c = crops.shape[1] // 2
-    middle = crops[:, c - 6:c + 6, c - 6:c + 6].reshape(len(crops), 144)
-    return np.percentile(middle, 25, axis=1) > TILE_BRIGHT
+    return np.percentile(middle(crops), 25, axis=1) > TILE_BRIGHT
 
 
 def no_hand_near(cls: np.ndarray) -> np.ndarray:
