@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zatre_vision.vision.geometry import CELL_NAMES
 
@@ -85,9 +87,9 @@ def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
         [True, False, False]
 
 
-def test_doubtful_cells_are_read_again_from_crops_a_pixel_away(photos, reader):
+def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos, reader):
     from zatre_vision.vision.cells import CROP_ORIGINS, crops, model_maps, normalise, rectify_board
-    from zatre_vision.vision.reader import RECHECK_BELOW, SHIFTS
+    from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS, oriented
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
@@ -97,12 +99,35 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away(photos, reader):
     steady = reader.steadied(board, first)
     doubtful = first.max(axis=1) < RECHECK_BELOW
     assert doubtful.any(), "a hand over the board leaves some cells in doubt"
-    # sure cells keep their reading; a doubtful cell gets the mean of nine readings
+    # sure cells keep their reading; a doubtful cell gets the mean of nine readings,
+    # each moved crop shown in another orientation
     assert np.array_equal(steady[~doubtful], first[~doubtful])
+    assert sorted(ORIENTATIONS) == list(range(8))
     j = int(np.flatnonzero(doubtful)[0])
     nine = [first[j]] + [reader.classifier.probabilities(
-        crops(board, CROP_ORIGINS[j:j + 1] + s))[0] for s in SHIFTS]
+        oriented(crops(board, CROP_ORIGINS[j:j + 1] + s), k))[0]
+        for s, k in zip(SHIFTS, ORIENTATIONS, strict=True)]
     assert np.allclose(steady[j], np.mean(nine, axis=0), atol=1e-6)
+    unturned = [first[j]] + [reader.classifier.probabilities(
+        crops(board, CROP_ORIGINS[j:j + 1] + s))[0] for s in SHIFTS]
+    assert not np.allclose(steady[j], np.mean(unturned, axis=0), atol=1e-4)
     assert np.allclose(steady.sum(axis=1), 1, atol=1e-5)
     # and the reader decides on the steadied readings
     assert np.allclose(res.probabilities, steady, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_eight_orientations_are_the_turns_and_mirrors_of_a_square(seed):
+    from zatre_vision.vision.reader import oriented
+
+    crop = np.random.default_rng(seed).random((1, 6, 6)).astype(np.float32)
+    views = [oriented(crop, k)[0] for k in range(8)]
+    assert np.array_equal(views[0], crop[0])
+    # all eight differ on a crop with no symmetry, and each keeps the same pixels
+    assert len({v.tobytes() for v in views}) == 8
+    assert all(np.array_equal(np.sort(v, axis=None), np.sort(crop, axis=None)) for v in views)
+    # they are exactly the group of the square: turns and mirrored turns
+    group = [np.rot90(crop[0], q) for q in range(4)] + [np.rot90(crop[0], q)[:, ::-1]
+                                                        for q in range(4)]
+    assert all(any(np.array_equal(v, gv) for gv in group) for v in views)
