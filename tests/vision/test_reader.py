@@ -131,3 +131,34 @@ def test_the_eight_orientations_are_the_turns_and_mirrors_of_a_square(seed):
     group = [np.rot90(crop[0], q) for q in range(4)] + [np.rot90(crop[0], q)[:, ::-1]
                                                         for q in range(4)]
     assert all(any(np.array_equal(v, gv) for gv in group) for v in views)
+
+
+@pytest.mark.parametrize("name", ["empty", "some", "full", "hand"])
+def test_sharpness_of_the_board_falls_with_blur_and_marks_blurred_photos(photos, reader, name):
+    from zatre_vision.vision.reader import SHARP_ENOUGH
+
+    img = cv2.imread(str(photos[name][0]))
+    seen = []
+    for sigma in (0, 1, 2):
+        blurred = img if sigma == 0 else cv2.GaussianBlur(img, (0, 0), sigma)
+        res = reader.read(blurred)
+        assert res.board_found
+        seen.append(res.sharpness)
+    assert seen[0] > seen[1] > seen[2]
+    assert seen[0] >= SHARP_ENOUGH > seen[2]
+
+
+def test_a_blurred_photo_needs_the_higher_bar(reader):
+    from zatre_vision.vision.cells import CROP
+    from zatre_vision.vision.classify import CLASSES
+
+    assert reader.blurred_confidence > reader.min_confidence
+    mid = (reader.min_confidence + reader.blurred_confidence) / 2
+    p = np.zeros((193, len(CLASSES)), np.float32)
+    p[:, 0] = 1.0
+    j = CELL_NAMES.index("K10")   # a dark cell, its crop grey: neither bare board nor a tile
+    p[j] = 0.0
+    p[j, 0], p[j, 2] = mid, 1 - mid
+    crops = np.full((193, CROP, CROP), 0.5, np.float32)
+    assert "K10" not in reader.decide(crops, p).uncertain
+    assert "K10" in reader.decide(crops, p, blurred=True).uncertain
