@@ -69,8 +69,9 @@ def test_calls_in_a_patch_stay_occluded(reader):
 
 def test_without_a_hand_near_the_occluded_share_does_not_make_a_cell_doubtful(reader):
     crops = np.full((N, CROP, CROP), GREY, np.float32)
-    row = {0: 0.55, OCCLUDED: 0.4, 2: 0.05}
-    # a vein-streaked empty cell, no hand near: empty (0.92 without the 0.4)
+    row = {0: 0.5, OCCLUDED: 0.45, 2: 0.05}
+    assert row[0] < reader.min_confidence
+    # a vein-streaked empty cell, no hand near: empty (0.91 without the 0.45)
     res = reader.decide(crops, _probs({K10: row}))
     assert "K10" not in res.uncertain and res.classes[K10] == 0
     # the same reading beside a hand's patch of occluded cells stays uncertain
@@ -92,6 +93,7 @@ def test_a_reading_only_the_share_makes_sure_needs_the_higher_bar(reader):
     # empty 0.5, occluded 0.2, a "2" 0.3: without the share empty has 0.625 -> uncertain
     res = reader.decide(crops, _probs({K10: {0: 0.5, OCCLUDED: 0.2, 2: 0.3}}))
     assert "K10" in res.uncertain
-    # empty 0.55, occluded 0.38, a "2" 0.07: 0.887 >= 0.8 -> empty
-    res = reader.decide(crops, _probs({K10: {0: 0.55, OCCLUDED: 0.38, 2: 0.07}}))
+    # empty 0.5, occluded 0.42, a "2" 0.08: 0.862 >= 0.8 -> empty
+    assert 0.5 < reader.min_confidence < 0.625 < reader.unconfirmed_confidence < 0.862
+    res = reader.decide(crops, _probs({K10: {0: 0.5, OCCLUDED: 0.42, 2: 0.08}}))
     assert "K10" not in res.uncertain
