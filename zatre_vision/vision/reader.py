@@ -45,9 +45,9 @@ VETO_CONFIDENCE = 0.95
 UNCONFIRMED_CONFIDENCE = 0.8
 #: ... except that where the count finds a middle bright like a tile but cannot make
 #: out its pips (pips.CANNOT_TELL: blurred, streaked), the floor plus this margin is
-#: enough (0.7 on a sharp photo; still 0.8 on a blurred one). Wide benchmark set:
-#: uncertain 1,613 -> 1,568, exact boards 119 -> 120 of 287, no more wrong cells
-#: (0.6 there: 6 more wrong); training ranges unchanged.
+#: enough (0.65 on a sharp photo; still 0.8 on a blurred one). Wide benchmark set, with
+#: the floor at 0.6 then: uncertain 1,613 -> 1,568, exact boards 119 -> 120 of 287, no
+#: more wrong cells (the floor itself there: 6 more wrong); training ranges unchanged.
 UNCOUNTED_MARGIN = 0.1
 #: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
 #: to look like a tile
