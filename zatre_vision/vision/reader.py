@@ -137,7 +137,7 @@ def sharpness(board: np.ndarray) -> float:
     """How sharp the rectified board is: its mean absolute Laplacian (grid lines, tile
     edges and pips give it; blur flattens them). Measured where the classifier looks,
     at its 20 px a cell, so a small board in the frame counts as blurred too."""
-    return float(np.abs(cv2.Laplacian(board.astype(np.float32), cv2.CV_32F)).mean())
+    return float(np.abs(cv2.Laplacian(np.asarray(board, np.float32), cv2.CV_32F)).mean())
 
 
 def _reading_key(name: str) -> tuple[int, int]:
@@ -249,13 +249,11 @@ class BoardReader:
         """Cells, uncertain and occluded lists from crops and class probabilities.
 
         A cell is sure from ``min_confidence`` on, or from ``blurred_confidence`` on a
-        ``blurred`` photo (wide benchmark set: 0.6 rather than 0.7 on every photo gave 11
-        more exact boards of 287 and 12 more wrong cells, all on photos blurred beyond
-        the training ranges; only on sharp enough photos, 9 more exact boards and 5 more
-        wrong cells; training ranges: 0 wrong either way, 3 more exact boards. With
-        doubtful cells read again from 0.96 rather than 0.95 down, 0.55 on sharp photos
-        gave 90 wrong / 1,541 uncertain cells / 126 exact boards against 95 / 1,568 / 120
-        at 0.6 and 0.95; training ranges 0 / 84 / 147 against 0 / 89 / 145).
+        ``blurred`` photo: a lower bar everywhere gave more exact boards but more wrong
+        cells, all on photos blurred beyond the training ranges (wide benchmark set, with
+        the 0.96 recheck: 90 wrong / 1,541 uncertain cells / 126 exact boards of 287
+        against 95 / 1,568 / 120 at 0.6 and the 0.95 recheck; the steps are in
+        docs/vision-notes.md).
 
         A cell with no hand near (``no_hand_near``) is read without the occluded class:
         its share goes to the other classes in proportion. A cell that only this makes
