@@ -183,6 +183,20 @@ def test_hidden_cells_lie_under_the_hand(photos):
     assert seen
 
 
+def test_partly_hidden_cells_are_visible_cells_at_a_hands_edge(photos):
+    """A cell a hand covers in part is listed apart from the hidden ones (it counts as
+    visible) and only where a hand is; hands that hide cells also cover some in part."""
+    seen = False
+    for _img, truth in _truths(photos):
+        partly = set(truth["partly_hidden"])
+        assert not partly & set(truth["hidden"])
+        assert all(cell_index(n) in NAMES for n in partly)
+        if partly:
+            assert truth["arms"] and truth["board_found"]
+        seen = seen or bool(partly and truth["hidden"])
+    assert seen
+
+
 def test_wide_config_widens_ranges():
     base, wide = SynthConfig(), SynthConfig.wide()
     assert wide.camera.tilt_deg[1] >= base.camera.tilt_deg[1]

@@ -178,9 +178,11 @@ class Renderer:
         out = apply_sensor(img, setup.sensor, rng)
 
         hidden: list[str] = []
+        partly: list[str] = []
         if setup.board and arms:
-            hidden = self._hidden(cam, aalpha)
+            hidden, partly = self._hidden(cam, aalpha)
         truth["hidden"] = hidden
+        truth["partly_hidden"] = partly
         truth["arms"] = [arm.params() for arm in arms]
         truth["image_size"] = [w, h]
         truth["camera"] = cam.params(self.cfg.cell_mm)
@@ -240,7 +242,10 @@ class Renderer:
                         for n, p in zip(names, centres, strict=True)},
         }
 
-    def _hidden(self, cam: Camera, arm_alpha: np.ndarray) -> list[str]:
+    def _hidden(self, cam: Camera, arm_alpha: np.ndarray) -> tuple[list[str], list[str]]:
+        """Cells a hand or arm hides (at least ``hidden_fraction`` of the cell's 25
+        sample points covered), and cells it covers only partly (some of the points,
+        fewer than that: the cell counts as visible, its value is the truth)."""
         pts = (CELL_ORIGINS[:, None, :] + CELL_SAMPLES[None, :, :]).reshape(-1, 2)
         px = cam.project(pts) / 2.0
         ah, aw = arm_alpha.shape
@@ -249,7 +254,8 @@ class Renderer:
         inside = (px[:, 0] >= 0) & (px[:, 0] < aw) & (px[:, 1] >= 0) & (px[:, 1] < ah)
         cover = ((arm_alpha[yi, xi] > 0.5) & inside).reshape(len(CELLS), -1).mean(axis=1)
         thr = self.cfg.occluders.hidden_fraction
-        return [CELL_NAMES[i] for i in np.nonzero(cover >= thr)[0]]
+        return ([CELL_NAMES[i] for i in np.nonzero(cover >= thr)[0]],
+                [CELL_NAMES[i] for i in np.nonzero((cover > 0) & (cover < thr))[0]])
 
 
 def _cell_uv(name: str) -> tuple[float, float]:

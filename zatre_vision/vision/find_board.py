@@ -16,7 +16,10 @@
    file, no accepted fit, or only a faint one) the classical search of
    ``locate.locate`` runs, slower but independent of the network; of a faint fit and
    the search's result the better line contrast wins.
-6. The corners are labelled by the board's print (``orient.by_print``: the yellow
+6. When neither found a board and the network is sure there is one, its corners are
+   tried with one of them moved whole cells (``one_corner_off``: a corner under a
+   hand, which the network misplaces); a good fit from there is the board.
+7. The corners are labelled by the board's print (``orient.by_print``: the yellow
    label is bottom right) where it is seen, else by the contract's rule.
 """
 
@@ -29,7 +32,7 @@ import numpy as np
 
 from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
 from .border import border_brightness, dark_all_round, shifts_towards_board
-from .grid_fit import FitResult, fit_from_corners, score_model, shifted
+from .grid_fit import FitResult, fit_from_corners, score_corner_sets, score_model, shifted
 from .locate import LocateResult, locate, to_grey
 from .orient import by_print
 
@@ -47,6 +50,12 @@ AGREE_CELLS = 0.75
 MIN_CONFIDENCE = 0.8
 #: of the grids moved towards the board, this many (darkest border first) are tried
 SHIFTED_REFITS = 3
+#: when nothing else finds a board the network is sure of, each of its corners in turn
+#: is moved up to this many whole cells along the board's two edges there (a corner
+#: under a hand, which the network guesses wrong)...
+CORNER_REACH = 3
+#: ... and fits are tried from this many of the moved outlines (best line contrast first)
+CORNER_FITS = 3
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,41 @@ def onto_the_board(grey: np.ndarray, fit: FitResult) -> FitResult:
     return best or fit
 
 
+def corner_moves(corners: np.ndarray, reach: int = CORNER_REACH) -> np.ndarray:
+    """(N, 4, 2): ``corners`` (TL, TR, BR, BL) with one corner moved by whole cells
+    (up to ``reach``) along the outline's two edges at that corner, the other three
+    kept; every corner, every move except none."""
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    steps = [(a, b) for a in range(-reach, reach + 1) for b in range(-reach, reach + 1)
+             if a or b]
+    out = []
+    for k in range(4):
+        along = (corners[(k + 1) % 4] - corners[k]) / 15.0
+        across = (corners[(k - 1) % 4] - corners[k]) / 15.0
+        for a, b in steps:
+            moved = corners.copy()
+            moved[k] += a * along + b * across
+            out.append(moved)
+    return np.array(out)
+
+
+def one_corner_off(grey: np.ndarray, corners: np.ndarray) -> FitResult | None:
+    """A good fit (``_good``) from ``corners`` with one of them moved whole cells
+    (``corner_moves``), or None. The network puts a corner that a hand hides a few
+    cells off, and no fit from there finds the grid; the three it saw are right. The
+    moved outlines are ranked by the line contrast of their plain homography (the lines
+    near a moved corner fall on lines only where it is right), and the best few are
+    fitted (~0.3 s; only on frames where nothing else found a board)."""
+    sets = corner_moves(corners)
+    ranks = [s + 0.5 * min(q) for s, q in score_corner_sets(grey, sets)]
+    best = None
+    for i in np.argsort(ranks)[::-1][:CORNER_FITS]:
+        fit = fit_from_corners(grey, sets[i])
+        if fit is not None and _good(fit) and (best is None or fit.score > best.score):
+            best = fit
+    return best
+
+
 def _oriented(image: np.ndarray, r: LocateResult) -> LocateResult:
     """``r`` with every fit labelled by the board's print where it is seen."""
     cands = tuple((by_print(image, m), score) for m, score in r.candidates)
@@ -123,6 +167,10 @@ class BoardLocator:
         r = locate(grey)
         if fit is not None and (not r.found or r.score <= fit.score):
             return self._net_result(image, fit)
+        if not r.found and outline is not None and outline.confidence >= MIN_CONFIDENCE:
+            fit = one_corner_off(grey, outline.corners)
+            if fit is not None:
+                return self._net_result(image, onto_the_board(grey, fit))
         if not r.found:
             return Located(r, "none")
         return Located(_oriented(image, r), "classical")
@@ -163,4 +211,5 @@ class BoardLocator:
         return gap <= AGREE_CELLS
 
 
-__all__ = ["BoardLocator", "Located", "corner_gap_cells", "onto_the_board"]
+__all__ = ["BoardLocator", "Located", "corner_gap_cells", "corner_moves", "one_corner_off",
+           "onto_the_board"]

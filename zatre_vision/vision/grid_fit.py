@@ -347,6 +347,21 @@ def score_model(grey: np.ndarray, model: GridModel) -> tuple[float, tuple[float,
     return contrasts(_frame(small, _rescaled(model, sw, sh)))
 
 
+def score_corner_sets(grey: np.ndarray, corner_sets: np.ndarray
+                      ) -> list[tuple[float, tuple[float, ...]]]:
+    """``score_model`` of the plain homography of each of ``corner_sets`` (N x 4 x 2
+    image px, TL, TR, BR, BL; no fitting), on one search image sized for the first."""
+    h, w = grey.shape[:2]
+    sets = np.asarray(corner_sets, np.float64).reshape(-1, 4, 2)
+    if len(sets) == 0:
+        return []
+    small = _search_image(grey, GridModel(homography_from_corners(sets[0]), 0.0, w, h)
+                          .cell_size_px())
+    sh, sw = small.shape
+    return [contrasts(_frame(small, _rescaled(
+        GridModel(homography_from_corners(c), 0.0, w, h), sw, sh))) for c in sets]
+
+
 def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = True
                      ) -> FitResult | None:
     """Fit the grid near ``corners`` (4 x 2 image px of the outer grid corners TL, TR,

@@ -1,0 +1,85 @@
+"""A corner the board network misplaces (under a hand): ``find_board.one_corner_off``."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+import zatre_vision.vision.find_board as fb
+from zatre_vision.vision.board_net import BoardOutline
+from zatre_vision.vision.find_board import corner_gap_cells, corner_moves, one_corner_off
+from zatre_vision.vision.locate import LocateResult, to_grey
+
+OUTLINE = np.array([[100.0, 80.0], [700.0, 60.0], [760.0, 640.0], [90.0, 620.0]])
+
+
+@pytest.mark.parametrize("reach", [1, 2, 3])
+def test_corner_moves_move_one_corner_by_whole_cells_along_its_edges(reach):
+    sets = corner_moves(OUTLINE, reach)
+    per_corner = (2 * reach + 1) ** 2 - 1
+    assert sets.shape == (4 * per_corner, 4, 2)
+    seen = set()
+    for moved in sets:
+        changed = np.flatnonzero(np.abs(moved - OUTLINE).max(axis=1) > 1e-9)
+        assert len(changed) == 1
+        k = int(changed[0])
+        along = (OUTLINE[(k + 1) % 4] - OUTLINE[k]) / 15
+        across = (OUTLINE[(k - 1) % 4] - OUTLINE[k]) / 15
+        a, b = np.linalg.solve(np.column_stack([along, across]), moved[k] - OUTLINE[k])
+        assert abs(a - round(a)) < 1e-6 and abs(b - round(b)) < 1e-6
+        assert max(abs(a), abs(b)) <= reach + 1e-9 and (round(a), round(b)) != (0, 0)
+        seen.add((k, round(a), round(b)))
+    assert len(seen) == len(sets)
+
+
+def _truth_outline(photos, name):
+    path, truth = photos[name]
+    corners = np.asarray(truth["corners"], np.float64)
+    return cv2.imread(str(path)), corners, float(np.linalg.norm(corners[1] - corners[0])) / 15
+
+
+@pytest.mark.parametrize(("corner", "along", "across"), [(3, 2.0, -1.0), (1, -2.5, 1.5)])
+def test_a_corner_cells_off_is_found_from_the_other_three(photos, corner, along, across):
+    img, truth, cell = _truth_outline(photos, "hand")
+    start = truth.copy()
+    start[corner] += (along * (truth[(corner + 1) % 4] - truth[corner])
+                      + across * (truth[(corner - 1) % 4] - truth[corner])) / 15
+    fit = one_corner_off(to_grey(img), start)
+    assert fit is not None and fb._good(fit)
+    assert corner_gap_cells(fit.model.corners(), truth, cell) < 0.3
+
+
+def test_no_board_gives_no_rescue(photos):
+    img = cv2.imread(str(photos["none"][0]))
+    assert one_corner_off(to_grey(img), OUTLINE) is None
+
+
+@pytest.mark.parametrize(("confidence", "method"), [(0.95, "net"), (0.5, "none")])
+def test_locator_rescues_a_sure_outline_with_one_corner_off(photos, monkeypatch,
+                                                            confidence, method):
+    """The network puts one corner three cells off and no fit from its corners finds
+    the grid, nor does the classical search: when the network is sure of the board,
+    the rescue finds it; when it is not, nothing is reported."""
+    img, truth, cell = _truth_outline(photos, "some")
+    start = truth.copy()
+    start[2] += 3 * (truth[3] - truth[2]) / 15
+    real_fit = fb.fit_from_corners
+    tried = []
+
+    def fit(grey, corners):
+        tried.append(np.array(corners))
+        return None if np.allclose(corners, start) else real_fit(grey, corners)
+
+    locator = fb.BoardLocator()
+    monkeypatch.setattr(locator.finder, "find",
+                        lambda image: BoardOutline(start, confidence))
+    monkeypatch.setattr(fb, "fit_from_corners", fit)
+    monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(None, 0.0, 0, ()))
+    found = locator.locate(img)
+    assert found.method == method
+    if method == "net":
+        assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3
+        assert len(tried) == 1 + fb.CORNER_FITS
+    else:
+        assert not found.result.found and len(tried) == 1
