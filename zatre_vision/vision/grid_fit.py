@@ -327,6 +327,18 @@ def _rescaled(model: GridModel, width: int, height: int) -> GridModel:
     return GridModel(s @ model.homography, model.k, width, height)
 
 
+def plain_model(corners: np.ndarray, width: int, height: int) -> GridModel:
+    """The homography through four outer grid corners (TL, TR, BR, BL), no lens term."""
+    return GridModel(homography_from_corners(corners), 0.0, width, height)
+
+
+def _on_search_image(grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, GridModel]:
+    """The search image for ``model``'s cell size, and the model rescaled to it."""
+    small = _search_image(grey, model.cell_size_px())
+    sh, sw = small.shape
+    return small, _rescaled(model, sw, sh)
+
+
 def polish(grey: np.ndarray, model: GridModel, half: float = POLISH_HALF
            ) -> GridModel | None:
     """One ridge search (``locate.ridge_search``) at full resolution and a refit."""
@@ -342,9 +354,8 @@ def polish(grey: np.ndarray, model: GridModel, half: float = POLISH_HALF
 def score_model(grey: np.ndarray, model: GridModel) -> tuple[float, tuple[float, ...]]:
     """Line contrast of ``model`` as it stands (no fitting), overall and per quarter,
     measured like a fit's (``contrasts``)."""
-    small = _search_image(grey, model.cell_size_px())
-    sh, sw = small.shape
-    return contrasts(_frame(small, _rescaled(model, sw, sh)))
+    small, on_small = _on_search_image(grey, model)
+    return contrasts(_frame(small, on_small))
 
 
 def score_corner_sets(grey: np.ndarray, corner_sets: np.ndarray
@@ -355,11 +366,9 @@ def score_corner_sets(grey: np.ndarray, corner_sets: np.ndarray
     sets = np.asarray(corner_sets, np.float64).reshape(-1, 4, 2)
     if len(sets) == 0:
         return []
-    small = _search_image(grey, GridModel(homography_from_corners(sets[0]), 0.0, w, h)
-                          .cell_size_px())
+    small, _ = _on_search_image(grey, plain_model(sets[0], w, h))
     sh, sw = small.shape
-    return [contrasts(_frame(small, _rescaled(
-        GridModel(homography_from_corners(c), 0.0, w, h), sw, sh))) for c in sets]
+    return [contrasts(_frame(small, _rescaled(plain_model(c, w, h), sw, sh))) for c in sets]
 
 
 def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = True
@@ -371,10 +380,9 @@ def fit_from_corners(grey: np.ndarray, corners: np.ndarray, full_polish: bool = 
     corners = np.asarray(corners, np.float64).reshape(4, 2)
     if not np.isfinite(corners).all():
         return None
-    full_start = GridModel(homography_from_corners(corners), 0.0, w, h)
-    small = _search_image(grey, full_start.cell_size_px())
+    small, start = _on_search_image(grey, plain_model(corners, w, h))
     sh, sw = small.shape
-    model: GridModel | None = _rescaled(full_start, sw, sh)
+    model: GridModel | None = start
     for shift, scales, fit_k in PROFILE_PASSES:
         if model is None:
             return None
