@@ -83,3 +83,41 @@ def test_locator_rescues_a_sure_outline_with_one_corner_off(photos, monkeypatch,
         assert len(tried) == 1 + fb.CORNER_FITS
     else:
         assert not found.result.found and len(tried) == 1
+
+
+def test_mirrored_corners_map_back_onto_the_frame(photos):
+    """The network's corners of the mirrored frame, mapped back, are the board's corners
+    in the usual order (TL, TR, BR, BL), as near to the truth as the first look."""
+    img, truth, cell = _truth_outline(photos, "some")
+    locator = fb.BoardLocator()
+    first = locator.finder.find(img).corners
+    mirrored = fb.mirrored_corners(locator.finder, img)
+    assert mirrored is not None
+    assert float(np.linalg.norm(mirrored - truth, axis=1).max()) / cell < 1.0
+    assert corner_gap_cells(mirrored, first, cell) < 1.0
+    # the same order as the truth: no roll of the labels is nearer
+    gaps = [np.linalg.norm(np.roll(mirrored, k, 0) - truth, axis=1).max() for k in range(4)]
+    assert int(np.argmin(gaps)) == 0
+
+
+def test_the_mirrored_look_is_tried_when_the_first_outline_gives_no_fit(photos, monkeypatch):
+    """A sure outline whose corners are all wrong (no single corner move mends it): the
+    mirrored frame's outline is the second opinion, and the board is found from it."""
+    img, truth, cell = _truth_outline(photos, "some")
+    wrong = truth + np.array([[-3.0, -2.0], [4.0, -3.0], [3.0, 4.0], [-4.0, 3.0]]) * cell
+    locator = fb.BoardLocator()
+    real_find = locator.finder.find
+    looks = []
+
+    def find(image):
+        looks.append(image)
+        return BoardOutline(wrong, 0.95) if len(looks) == 1 else real_find(image)
+
+    monkeypatch.setattr(locator.finder, "find", find)
+    monkeypatch.setattr(fb, "fit_from_corners", lambda grey, corners, real=fb.fit_from_corners:
+                        None if np.allclose(corners, wrong) else real(grey, corners))
+    monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(None, 0.0, 0, ()))
+    found = locator.locate(img)
+    assert len(looks) == 2 and np.array_equal(looks[1], img[:, ::-1])
+    assert found.method == "net"
+    assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3

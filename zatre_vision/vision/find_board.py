@@ -18,7 +18,8 @@
    the search's result the better line contrast wins.
 6. When neither found a board and the network is sure there is one, its corners are
    tried with one of them moved whole cells (``one_corner_off``: a corner under a
-   hand, which the network misplaces); a good fit from there is the board.
+   hand, which the network misplaces), then the same with the network's corners of
+   the mirrored frame (``mirrored_corners``); a good fit from there is the board.
 7. The corners are labelled by the board's print (``orient.by_print``: the yellow
    label is bottom right) where it is seen, else by the contract's rule.
 """
@@ -116,6 +117,17 @@ def corner_moves(corners: np.ndarray, reach: int = CORNER_REACH) -> np.ndarray:
     return np.array(out)
 
 
+def mirrored_corners(finder: BoardFinder, image: np.ndarray) -> np.ndarray | None:
+    """The network's corners of ``image`` mirrored left to right, mapped back into
+    ``image`` (TL, TR, BR, BL), or None where it sees no board there."""
+    found = finder.find(np.ascontiguousarray(image[:, ::-1]))
+    if found is None:
+        return None
+    corners = np.array(found.corners, np.float64)
+    corners[:, 0] = image.shape[1] - 1 - corners[:, 0]
+    return corners[[1, 0, 3, 2]]
+
+
 def one_corner_off(grey: np.ndarray, corners: np.ndarray) -> FitResult | None:
     """A good fit (``_good``) from ``corners`` with one of them moved whole cells
     (``corner_moves``), or None. The network puts a corner that a hand hides a few
@@ -168,12 +180,25 @@ class BoardLocator:
         if fit is not None and (not r.found or r.score <= fit.score):
             return self._net_result(image, fit)
         if not r.found and outline is not None and outline.confidence >= MIN_CONFIDENCE:
-            fit = one_corner_off(grey, outline.corners)
+            fit = self._second_look(image, grey, outline)
             if fit is not None:
                 return self._net_result(image, onto_the_board(grey, fit))
         if not r.found:
             return Located(r, "none")
         return Located(_oriented(image, r), "classical")
+
+    def _second_look(self, image: np.ndarray, grey: np.ndarray, outline: BoardOutline
+                     ) -> FitResult | None:
+        """For a board the network is sure of that no fit found: its outline with one
+        corner moved whole cells (``one_corner_off``), then the same from the network's
+        outline of the frame mirrored left to right (``mirrored_corners``: a second,
+        differently wrong opinion where a sleeve or a lens bend misled the first)."""
+        fit = one_corner_off(grey, outline.corners)
+        if fit is None and self.finder is not None:
+            mirrored = mirrored_corners(self.finder, image)
+            if mirrored is not None:
+                fit = one_corner_off(grey, mirrored)
+        return fit
 
     @staticmethod
     def _net_result(image: np.ndarray, fit: FitResult) -> Located:
@@ -211,5 +236,5 @@ class BoardLocator:
         return gap <= AGREE_CELLS
 
 
-__all__ = ["BoardLocator", "Located", "corner_gap_cells", "corner_moves", "one_corner_off",
-           "onto_the_board"]
+__all__ = ["BoardLocator", "Located", "corner_gap_cells", "corner_moves", "mirrored_corners",
+           "one_corner_off", "onto_the_board"]
