@@ -70,6 +70,11 @@ def _good(fit: FitResult) -> bool:
     return fit.score >= GOOD_SCORE and min(fit.quarters) >= GOOD_QUARTER
 
 
+def _rank(score: float, quarters: tuple[float, ...]) -> float:
+    """How to order fits: line contrast overall plus half that of the worst quarter."""
+    return score + 0.5 * min(quarters)
+
+
 def corner_gap_cells(a: np.ndarray, b: np.ndarray, cell_px: float) -> float:
     """Largest distance between matching corners of two outlines, in cells (the
     labels may start at different corners)."""
@@ -136,7 +141,7 @@ def one_corner_off(grey: np.ndarray, corners: np.ndarray) -> FitResult | None:
     near a moved corner fall on lines only where it is right), and the best few are
     fitted (~0.3 s; only on frames where nothing else found a board)."""
     sets = corner_moves(corners)
-    ranks = [s + 0.5 * min(q) for s, q in score_corner_sets(grey, sets)]
+    ranks = [_rank(s, q) for s, q in score_corner_sets(grey, sets)]
     best = None
     for i in np.argsort(ranks)[::-1][:CORNER_FITS]:
         fit = fit_from_corners(grey, sets[i])
@@ -218,7 +223,7 @@ class BoardLocator:
                 fit = fit_from_corners(grey, start)
                 if fit is None:
                     break
-                rank = fit.score + 0.5 * min(fit.quarters)
+                rank = _rank(fit.score, fit.quarters)
                 if rank > best_rank:
                     best, best_rank = fit, rank
                 if _good(fit):
