@@ -8,6 +8,7 @@ on the seeds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -51,8 +52,13 @@ class SceneSetup:
 class Renderer:
     """Renders photos of one size; textures are cached per (seed, variant)."""
 
-    def __init__(self, cfg: SynthConfig, seed: int, width: int, height: int):
+    def __init__(self, cfg: SynthConfig, seed: int, width: int, height: int,
+                 board_art: Callable[[float], BoardTexture] | None = None):
+        """``board_art``: makes the board texture at a given px per cell, for every
+        photo (``scanned_board.scanned_board_texture``: the real print); by default
+        each run draws ``cfg.board.textures_per_seed`` boards (``make_board_texture``)."""
         self.cfg, self.seed, self.width, self.height = cfg, int(seed), int(width), int(height)
+        self.board_art = board_art
         self.ppc = float(np.clip(round(height / 15.0), 24, 96))
         self.table_ppu = float(np.clip(round(height / 80.0), 6, 16))
         self._boards: dict[int, tuple[BoardTexture, np.ndarray]] = {}
@@ -61,9 +67,12 @@ class Renderer:
 
     # -- caches ---------------------------------------------------------------------------
     def board_texture(self, k: int) -> tuple[BoardTexture, np.ndarray]:
+        if self.board_art is not None:
+            k = 0      # one given board for every photo
         if k not in self._boards:
             rng = np.random.default_rng([self.seed, 101, k])
-            tex = make_board_texture(rng, self.cfg.board, self.ppc)
+            tex = (self.board_art(self.ppc) if self.board_art is not None
+                   else make_board_texture(rng, self.cfg.board, self.ppc))
             self._boards[k] = (tex, tex.image.astype(np.float32))
         return self._boards[k]
 

@@ -53,14 +53,19 @@ def _group_figures(rows: list[tuple[int, int, int]]) -> dict:
 
 def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                          seed: int = BENCH_SEED, progress: bool = True,
-                         wide: bool = True) -> dict:
+                         wide: bool = True, scanned_board: bool = False) -> dict:
+    """``scanned_board``: every photo shows the real board's print (a scan,
+    ``synth.scanned_board``) instead of the drawn boards the models were trained on;
+    the scenes (camera, tiles, hands, light, sensor) are the same photo for photo."""
     from ..synth.config import SynthConfig
     from ..synth.photos import render_photo
+    from ..synth.scanned_board import scanned_board_texture
     from ..synth.scene import Renderer
 
     cv2.setNumThreads(1)
     cfg = SynthConfig.wide() if wide else SynthConfig()
-    renderer = Renderer(cfg, seed, *SIZE)
+    renderer = Renderer(cfg, seed, *SIZE,
+                        board_art=scanned_board_texture if scanned_board else None)
     games: dict = {}
     reader = BoardReader(model_path, threads=1)
     cal_reader = BoardReader(model_path, threads=1)
@@ -145,6 +150,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     res = {
         "set": {"photos": photos, "seed": seed,
                 "config": "SynthConfig.wide()" if wide else "SynthConfig() (training ranges)",
+                "board_art": "scan of a real board (synth/data/board-scan.jpg)" if scanned_board
+                else "drawn (board_art.make_board_texture, as in training)",
                 "size": list(SIZE), "photos_with_board": n_board,
                 "photos_without_board": photos - n_board},
         "board_found_rate": round(n_found / max(n_board, 1), 5),

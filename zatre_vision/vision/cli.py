@@ -167,7 +167,11 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
 @click.option("--ranges", type=click.Choice(["wide", "training"]), default="wide",
               show_default=True, help="wide: the held-out ranges (the benchmark); training: "
                                       "the training ranges, new seed (a reference only).")
-def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str) -> None:
+@click.option("--board", "board_art", type=click.Choice(["drawn", "scanned"]), default="drawn",
+              show_default=True, help="drawn: boards drawn like the training data; scanned: "
+                                      "the real board's print from a scan, same scenes.")
+def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
+                 board_art: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from .bench import BENCH_SEED, confusion_text, run_vision_benchmark
     from .classify import DEFAULT_MODEL
@@ -175,8 +179,8 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
     model_path = Path(model) if model else DEFAULT_MODEL
     wide = ranges == "wide"
     res = run_vision_benchmark(photos, model_path, seed=BENCH_SEED if wide else BENCH_SEED + 1,
-                               progress=True, wide=wide)
-    card = card and wide
+                               progress=True, wide=wide, scanned_board=board_art == "scanned")
+    card = card and wide and board_art == "drawn"
     p = Path(out)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
