@@ -8,7 +8,7 @@ scan's pixels, to within a quarter cell. Writes ``zatre_vision/synth/data/board-
 (the scan at 0.6 of its size) and ``board-scan.json`` (its grid, ``scanned_board``).
 The files in the repository were made from the reference scan with the corners
 118 103 1999 146 2012 2029 121 2062 (the reader's corners then, up to 0.3 cell off),
-then once more from the corners that run gave (107 118 2040 117 2047 2044 116 2059).
+then once more from the corners that run gave (107 117 2040 118 2047 2044 116 2059).
 """
 
 from __future__ import annotations

@@ -34,7 +34,9 @@ DEGREE = 3
 #: line samples per unit segment of the grid, and the search window across the line
 ALONG = (0.25, 0.5, 0.75)
 SEARCH_CELLS = 0.3
-#: a line sample counts when it is this much brighter than its window's median (0-255)
+#: a line is a ridge: brighter than both sides this many cells away ...
+RIDGE_CELLS = 0.08
+#: ... by at least this much (0-255) for its sample to count
 MIN_LINE_CONTRAST = 30.0
 #: trimming: samples off the fit by more than this many times the median residual
 TRIM = 3.0
@@ -97,13 +99,14 @@ class ScanGrid:
 
 
 def _line_samples(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """Rows (x, y, axis, line, contrast): the brightest point across each grid-line
-    sample near where the homography of ``corners`` puts it (axis 0: a vertical line,
-    x measured on scan row y; axis 1: a horizontal one)."""
+    """Rows (x, y, axis, line, contrast): the strongest bright ridge across each
+    grid-line sample near where the homography of ``corners`` puts it (axis 0: a
+    vertical line, x measured on scan row y; axis 1: a horizontal one)."""
     hom = cv2.getPerspectiveTransform(GRID_CORNERS.astype(np.float32),
                                       np.asarray(corners, np.float32))
     cell = float(np.linalg.norm(corners[1] - corners[0])) / 15.0
-    half = max(3, int(SEARCH_CELLS * cell))
+    d = max(2, int(round(RIDGE_CELLS * cell)))
+    half = max(3, int(SEARCH_CELLS * cell)) + d
     g = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), 1.0)
     h, w = g.shape
     rows = []
@@ -119,13 +122,15 @@ def _line_samples(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
                 prof = g[yi - 2:yi + 3, xi - half:xi + half + 1].mean(axis=0)
             else:
                 prof = g[yi - half:yi + half + 1, xi - 2:xi + 3].mean(axis=1)
-            b = int(np.argmax(prof))
-            if b in (0, len(prof) - 1):
+            # a ridge: brighter than both sides d px away (not the inside of a light cell)
+            ridge = prof[d:-d] - np.maximum(prof[:-2 * d], prof[2 * d:])
+            b = int(np.argmax(ridge))
+            if b in (0, len(ridge) - 1):
                 continue
-            den = prof[b - 1] - 2 * prof[b] + prof[b + 1]
-            frac = 0.5 * (prof[b - 1] - prof[b + 1]) / den if abs(den) > 1e-6 else 0.0
-            at = b - half + frac
-            contrast = float(prof[b] - np.median(prof))
+            den = ridge[b - 1] - 2 * ridge[b] + ridge[b + 1]
+            frac = 0.5 * (ridge[b - 1] - ridge[b + 1]) / den if abs(den) > 1e-6 else 0.0
+            at = b + d - half + frac
+            contrast = float(ridge[b])
             rows.append((xi + at, yi, 0, u0, contrast) if vertical
                         else (xi, yi + at, 1, v0, contrast))
     return np.array(rows, np.float64).reshape(-1, 5)
