@@ -196,7 +196,18 @@ class BoardLocator:
                 return self._net_result(image, onto_the_board(grey, fit))
         if not r.found:
             return Located(r, "none")
-        return Located(_oriented(image, r), "classical")
+        return Located(_oriented(image, self._refitted(grey, r)), "classical")
+
+    @staticmethod
+    def _refitted(grey: np.ndarray, r: LocateResult) -> LocateResult:
+        """``r`` with its model replaced by a grid fit from its corners where that fit
+        has the clearer lines (the search's pattern fit can settle a cell or two off
+        on a busy print; the fit's band profiles and phase check pull it back)."""
+        fit = fit_from_corners(grey, r.model.corners())
+        if fit is None or fit.score <= r.score:
+            return r
+        return LocateResult(fit.model, fit.score, r.inliers,
+                            ((fit.model, fit.score),) + tuple(r.candidates[1:]))
 
     def _second_look(self, image: np.ndarray, grey: np.ndarray, outline: BoardOutline
                      ) -> FitResult | None:
