@@ -1,0 +1,84 @@
+"""Fits that settle wrong are fitted again: a network fit bent at one quarter
+(``BoardLocator._best_fit``, SETTLED_QUARTER) and the classical search's fit
+(``BoardLocator._refitted``)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+import zatre_vision.vision.find_board as fb
+from zatre_vision.vision.board_net import BoardOutline
+from zatre_vision.vision.find_board import BoardLocator, corner_gap_cells
+from zatre_vision.vision.grid_fit import FitResult, plain_model, shifted
+from zatre_vision.vision.locate import LocateResult, to_grey
+
+
+def _photo(photos, name="some"):
+    path, truth = photos[name]
+    corners = np.asarray(truth["corners"], np.float64)
+    cell = float(np.linalg.norm(corners[1] - corners[0])) / 15
+    return to_grey(cv2.imread(str(path))), corners, cell
+
+
+def _true_model(grey, corners):
+    fit = fb.fit_from_corners(grey, corners)
+    assert fit is not None
+    return fit.model
+
+
+def test_a_search_result_a_cell_off_is_refitted_onto_the_grid(photos):
+    grey, corners, cell = _photo(photos)
+    off = shifted(_true_model(grey, corners), 1.0, 1.0)
+    assert corner_gap_cells(off.corners(), corners, cell) > 1.0
+    r = LocateResult(off, 0.3, 100, ((off, 0.3),))
+    refit = BoardLocator._refitted(grey, r)
+    assert refit.score > 0.3
+    assert corner_gap_cells(refit.model.corners(), corners, cell) < 0.3
+    assert refit.candidates[0][0] is refit.model
+
+
+def test_a_search_result_with_clearer_lines_than_its_refit_is_kept(photos):
+    grey, corners, _ = _photo(photos)
+    model = _true_model(grey, corners)
+    r = LocateResult(model, 0.99, 100, ((model, 0.99),))
+    assert BoardLocator._refitted(grey, r) is r
+
+
+def _fake_fit(score: float, quarters: tuple[float, ...], tag: float) -> FitResult:
+    model = plain_model(np.array([[0, 0], [150, 0], [150, 150], [0, 150]]) + tag, 800, 600)
+    return FitResult(model, score, quarters, (0, 0))
+
+
+def test_a_good_fit_with_a_weak_quarter_is_fitted_again_from_its_corners(monkeypatch):
+    """Fit 1 is good (score 0.8, worst quarter 0.55) but not settled; fit 2 from its
+    corners is settled and ends the search; no third fit."""
+    fits = [_fake_fit(0.8, (0.9, 0.9, 0.9, 0.55), 1.0), _fake_fit(0.85, (0.8, 0.8, 0.8, 0.8), 2.0),
+            _fake_fit(0.9, (0.9,) * 4, 3.0)]
+    starts = []
+
+    def fake_fit(grey, corners, full_polish=True):
+        starts.append(np.asarray(corners))
+        return fits[len(starts) - 1]
+
+    monkeypatch.setattr(fb, "fit_from_corners", fake_fit)
+    outline = BoardOutline(np.array([[0, 0], [150, 0], [150, 150], [0, 150]], float), 0.95)
+    best = BoardLocator._best_fit(np.zeros((600, 800), np.uint8), outline)
+    assert best is fits[1]
+    assert len(starts) == 2
+    assert np.allclose(starts[1], fits[0].model.corners())
+
+
+def test_refitting_stops_when_it_no_longer_helps(monkeypatch):
+    fits = [_fake_fit(0.8, (0.9, 0.9, 0.9, 0.55), 1.0), _fake_fit(0.7, (0.6,) * 4, 2.0),
+            _fake_fit(0.95, (0.95,) * 4, 3.0)]
+    calls = []
+
+    def fake_fit(grey, corners, full_polish=True):
+        calls.append(1)
+        return fits[len(calls) - 1]
+
+    monkeypatch.setattr(fb, "fit_from_corners", fake_fit)
+    outline = BoardOutline(np.array([[0, 0], [150, 0], [150, 150], [0, 150]], float), 0.95)
+    best = BoardLocator._best_fit(np.zeros((600, 800), np.uint8), outline)
+    assert best is fits[0] and len(calls) == 2
