@@ -19,8 +19,7 @@ import sys
 import cv2
 import numpy as np
 
-from zatre_vision.synth.scanned_board import (SCAN_GRID, SCAN_IMAGE, fit_scan_grid,
-                                              scan_corners)
+from zatre_vision.synth.scanned_board import SCAN_GRID, SCAN_IMAGE, fit_scan_grid, scan_corners
 
 SCALE = 0.6
 
