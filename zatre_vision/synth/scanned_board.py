@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..vision.geometry import GRID_CORNERS, GRID_EDGES
+from ..vision.geometry import GRID_CORNERS, GRID_EDGES, homography_from_corners, sampled_map
 from .board_art import BOARD_U, BOARD_V, BoardTexture
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -46,6 +46,15 @@ class ScanError(ValueError):
     """The scan or its grid file is missing or unusable."""
 
 
+def _poly_basis(xy: np.ndarray, centre: tuple[float, float], scale: float, degree: int
+                ) -> np.ndarray:
+    """The monomials x^i y^j (i + j <= degree) of points normalised by centre and scale."""
+    x = (xy[:, 0] - centre[0]) / scale
+    y = (xy[:, 1] - centre[1]) / scale
+    return np.stack([x ** i * y ** j for i in range(degree + 1)
+                     for j in range(degree + 1 - i)], 1)
+
+
 @dataclass(frozen=True)
 class ScanGrid:
     """Grid units as polynomials of scan pixels (normalised by ``centre`` and ``scale``)."""
@@ -56,14 +65,9 @@ class ScanGrid:
     scale: float
     degree: int = DEGREE
 
-    def _basis(self, xy: np.ndarray) -> np.ndarray:
-        x = (xy[:, 0] - self.centre[0]) / self.scale
-        y = (xy[:, 1] - self.centre[1]) / self.scale
-        d = self.degree
-        return np.stack([x ** i * y ** j for i in range(d + 1) for j in range(d + 1 - i)], 1)
-
     def to_grid(self, xy: np.ndarray) -> np.ndarray:
-        b = self._basis(np.asarray(xy, np.float64).reshape(-1, 2))
+        b = _poly_basis(np.asarray(xy, np.float64).reshape(-1, 2), self.centre, self.scale,
+                        self.degree)
         return np.stack([b @ self.u_coef, b @ self.v_coef], 1)
 
     def to_scan(self, uv: np.ndarray, start: np.ndarray, steps: int = 8) -> np.ndarray:
@@ -102,8 +106,7 @@ def _line_samples(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """Rows (x, y, axis, line, contrast): the strongest bright ridge across each
     grid-line sample near where the homography of ``corners`` puts it (axis 0: a
     vertical line, x measured on scan row y; axis 1: a horizontal one)."""
-    hom = cv2.getPerspectiveTransform(GRID_CORNERS.astype(np.float32),
-                                      np.asarray(corners, np.float32))
+    hom = homography_from_corners(corners)
     cell = float(np.linalg.norm(corners[1] - corners[0])) / 15.0
     d = max(2, int(round(RIDGE_CELLS * cell)))
     half = max(3, int(SEARCH_CELLS * cell)) + d
@@ -145,18 +148,20 @@ def fit_scan_grid(grey: np.ndarray, corners: np.ndarray, rounds: int = 3
     corners = np.asarray(corners, np.float64).reshape(4, 2)
     s = _line_samples(grey, corners)
     h, w = grey.shape[:2]
-    grid = ScanGrid(np.zeros(1), np.zeros(1), (w / 2.0, h / 2.0), max(w, h) / 2.0)
+    centre, scale = (w / 2.0, h / 2.0), max(w, h) / 2.0
     keep = s[:, 4] > MIN_LINE_CONTRAST
     n = (DEGREE + 1) * (DEGREE + 2) // 2
     if keep.sum() < 4 * n:
         raise ScanError("board scan: too few grid lines found near the given corners")
     resid = np.zeros(len(s))
+    grid = None
     for _ in range(rounds):
         coefs = []
         for axis in (0, 1):
             m = keep & (s[:, 2] == axis)
-            coefs.append(np.linalg.lstsq(grid._basis(s[m, :2]), s[m, 3], rcond=None)[0])
-        grid = ScanGrid(coefs[0], coefs[1], grid.centre, grid.scale)
+            basis = _poly_basis(s[m, :2], centre, scale, DEGREE)
+            coefs.append(np.linalg.lstsq(basis, s[m, 3], rcond=None)[0])
+        grid = ScanGrid(coefs[0], coefs[1], centre, scale)
         fitted = grid.to_grid(s[:, :2])
         resid = np.abs(np.where(s[:, 2] == 0, fitted[:, 0], fitted[:, 1]) - s[:, 3])
         keep = (s[:, 4] > MIN_LINE_CONTRAST) & (
@@ -192,21 +197,16 @@ def scanned_board_texture(ppc: float, image_path: Path = SCAN_IMAGE,
     """The scanned board drawn into grid units at ``ppc`` pixels per cell, covering the
     cardboard (``BOARD_U`` x ``BOARD_V``) as ``make_board_texture`` does."""
     img, grid, corners = load_scan(image_path, grid_path)
-    w = int(round((BOARD_U[1] - BOARD_U[0]) * ppc))
-    h = int(round((BOARD_V[1] - BOARD_V[0]) * ppc))
-    step = 4   # the mapping is smooth: solve it on a coarse lattice and interpolate
-    cw, ch = -(-w // step) + 1, -(-h // step) + 1
-    # texture pixel i holds u = u0 + i / ppc; cv2.resize by ``step`` puts coarse
-    # sample i at fine pixel step * i + (step - 1) / 2
-    off = (step - 1) / 2.0
-    uu = BOARD_U[0] + (np.arange(cw) * step + off) / ppc
-    vv = BOARD_V[0] + (np.arange(ch) * step + off) / ppc
-    uv = np.stack(np.meshgrid(uu, vv), -1).reshape(-1, 2)
-    hom = cv2.getPerspectiveTransform(GRID_CORNERS.astype(np.float32),
-                                      corners.astype(np.float32))
-    start = cv2.perspectiveTransform(uv[None], hom)[0]
-    xy = grid.to_scan(uv, start).astype(np.float32).reshape(ch, cw, 2)
-    xy = cv2.resize(xy, (cw * step, ch * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    hom = homography_from_corners(corners)
+
+    def to_scan(uv: np.ndarray) -> np.ndarray:
+        return grid.to_scan(uv, cv2.perspectiveTransform(uv[None], hom)[0])
+
+    # texture pixel i holds u = u0 + i / ppc; sampled_map draws grid units at pixel
+    # centres, hence the half-pixel shift
+    half = 0.5 / ppc
+    xy = sampled_map(to_scan, ppc, BOARD_U[0] - half, BOARD_V[0] - half,
+                     BOARD_U[1] - half, BOARD_V[1] - half)
     # sample the scan, blurred first where it is finer than the texture
     src_ppc = float(np.linalg.norm(corners[1] - corners[0])) / 15.0
     sigma = 0.45 * src_ppc / ppc
