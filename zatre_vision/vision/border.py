@@ -8,6 +8,12 @@ whose outside is bright on one side of each axis, clearly brighter than on the o
 side, hangs over a bright table there: the board lies the other way. A hand or sleeve
 over the border brightens it too, but rarely on two sides at once, and a moved grid is
 only taken when it finds dark border all round (``find_board.onto_the_board``).
+
+A fit off along one axis only (bright beyond one side, dark opposite, the other axis
+dark: on the real board's print, where the layout's arms hang over the table while the
+marble around the grid stays dark) is moved along that axis (``shifts_along_one_axis``);
+since a sleeve over one side looks the same, the moved grid must also have clearer lines
+than the fit.
 """
 
 from __future__ import annotations
@@ -65,8 +71,22 @@ def shifts_towards_board(sides: tuple[float, ...]) -> list[tuple[int, int]]:
             for dv in range(1, MAX_SHIFT + 1)]
 
 
+def shifts_along_one_axis(sides: tuple[float, ...]) -> list[tuple[int, int]]:
+    """Whole-cell shifts (du, dv) along one axis when the fit hangs over bright table on
+    one side of that axis only and neither side of the other axis is clearly bright;
+    empty otherwise (``shifts_towards_board`` covers two sides)."""
+    top, bottom, left, right = sides
+    su, sv = _direction(left, right), _direction(top, bottom)
+    if su and not sv and max(top, bottom) <= BRIGHT:
+        return [(su * d, 0) for d in range(1, MAX_SHIFT + 1)]
+    if sv and not su and max(left, right) <= BRIGHT:
+        return [(0, sv * d) for d in range(1, MAX_SHIFT + 1)]
+    return []
+
+
 def dark_all_round(sides: tuple[float, ...]) -> bool:
     return max(sides) <= BRIGHT
 
 
-__all__ = ["border_brightness", "dark_all_round", "shifts_towards_board"]
+__all__ = ["border_brightness", "dark_all_round", "shifts_along_one_axis",
+           "shifts_towards_board"]
