@@ -9,6 +9,7 @@ import pytest
 import zatre_vision.vision.find_board as fb
 from zatre_vision.vision.board_net import BoardOutline
 from zatre_vision.vision.find_board import corner_gap_cells, corner_moves, one_corner_off
+from zatre_vision.vision.grid_fit import shifted as shift_model
 from zatre_vision.vision.locate import LocateResult, to_grey
 
 OUTLINE = np.array([[100.0, 80.0], [700.0, 60.0], [760.0, 640.0], [90.0, 620.0]])
@@ -83,6 +84,40 @@ def test_locator_rescues_a_sure_outline_with_one_corner_off(photos, monkeypatch,
         assert len(tried) == 1 + fb.CORNER_FITS
     else:
         assert not found.result.found and len(tried) == 1
+
+
+@pytest.mark.parametrize(("search_score", "method"), [(0.62, "net"), (0.9, "classical")])
+def test_a_faint_search_result_does_not_stop_the_rescue(photos, monkeypatch, search_score,
+                                                         method):
+    """The classical search finds the board two cells off with faint lines (a hand over
+    one corner): a sure network's outline with that corner moved is still tried, and
+    its clearer fit wins. A search result with clear lines is taken as it stands."""
+    img, truth, cell = _truth_outline(photos, "some")
+    start = truth.copy()
+    start[2] += 3 * (truth[3] - truth[2]) / 15
+    right = fb.BoardLocator().locate(img).result.model
+    off = shift_model(right, 2, 0)
+    real_fit = fb.fit_from_corners
+    tried = []
+
+    def fit(grey, corners):
+        tried.append(np.array(corners))
+        if np.allclose(corners, start) or np.allclose(corners, off.corners()):
+            return None
+        return real_fit(grey, corners)
+
+    locator = fb.BoardLocator()
+    monkeypatch.setattr(locator.finder, "find", lambda image: BoardOutline(start, 0.95))
+    monkeypatch.setattr(fb, "fit_from_corners", fit)
+    monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(
+        off, search_score, 100, ((off, search_score),)))
+    found = locator.locate(img)
+    assert found.method == method
+    gap = corner_gap_cells(found.result.model.corners(), truth, cell)
+    if method == "net":
+        assert gap < 0.3 and found.result.score > search_score
+    else:
+        assert gap > 1.5 and len(tried) == 2   # the start, the search result's refit
 
 
 def test_mirrored_corners_map_back_onto_the_frame(photos):

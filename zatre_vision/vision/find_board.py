@@ -17,10 +17,12 @@
    file, no accepted fit, or only a faint one) the classical search of
    ``locate.locate`` runs, slower but independent of the network; of a faint fit and
    the search's result the better line contrast wins.
-6. When neither found a board and the network is sure there is one, its corners are
-   tried with one of them moved whole cells (``one_corner_off``: a corner under a
-   hand, which the network misplaces), then the same with the network's corners of
-   the mirrored frame (``mirrored_corners``); a good fit from there is the board.
+6. When neither found a board, or the search only a faint one (below GOOD_SCORE),
+   and the network is sure there is one, its corners are tried with one of them moved
+   whole cells (``one_corner_off``: a corner under a hand, which the network
+   misplaces), then the same with the network's corners of the mirrored frame
+   (``mirrored_corners``); a good fit from there is the board, where the search found
+   none or one with less clear lines.
 7. The corners are labelled by the board's print (``orient.by_print``: the yellow
    label is bottom right) where it is seen, else by the contract's rule.
 """
@@ -218,13 +220,18 @@ class BoardLocator:
         r = locate(grey)
         if fit is not None and (not r.found or r.score <= fit.score):
             return self._net_result(image, fit)
-        if not r.found and outline is not None and outline.confidence >= MIN_CONFIDENCE:
+        if r.found:
+            r = self._refitted(grey, r)
+        if ((not r.found or r.score < GOOD_SCORE) and outline is not None
+                and outline.confidence >= MIN_CONFIDENCE):
+            # nothing found, or only faint lines: a network sure of a board may have
+            # misplaced a corner under a hand, which put every fit from it off
             fit = self._second_look(image, grey, outline)
-            if fit is not None:
+            if fit is not None and (not r.found or fit.score > r.score):
                 return self._net_result(image, onto_the_board(grey, fit))
         if not r.found:
             return Located(r, "none")
-        return Located(_oriented(image, self._refitted(grey, r)), "classical")
+        return Located(_oriented(image, r), "classical")
 
     @staticmethod
     def _refitted(grey: np.ndarray, r: LocateResult) -> LocateResult:
