@@ -67,3 +67,14 @@ def test_rectify_map_puts_every_pixel_where_the_model_sends_its_grid_point(k, pp
     ij = rng.integers(2, n - 2, (300, 2))
     grid = u0 + (ij[:, ::-1] + 0.5) / ppc
     assert np.abs(xy[ij[:, 0], ij[:, 1]] - model.to_image(grid)).max() < 0.1
+
+
+def test_smoothing_before_sampling_only_where_it_is_sampled_down():
+    from zatre_vision.vision.geometry import smoothed_for_sampling
+    img = np.zeros((60, 60), np.uint8)
+    img[:, 30] = 255                        # a one-pixel line
+    assert smoothed_for_sampling(img, 20.0, 16.0) is img    # hardly reduced: as it is
+    soft = smoothed_for_sampling(img, 80.0, 16.0)           # 5x down: blurred first
+    assert soft[:, 30].max() < 255 and soft[:, 28].min() > 0
+    # sampled every 5th pixel, the blurred line is still seen at offsets that miss it
+    assert soft[:, 2::5].max() > 0 and img[:, 2::5].max() == 0

@@ -23,7 +23,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..vision.geometry import GRID_CORNERS, GRID_EDGES, homography_from_corners, sampled_map
+from ..vision.geometry import (
+    GRID_CORNERS,
+    GRID_EDGES,
+    homography_from_corners,
+    sampled_map,
+    smoothed_for_sampling,
+)
 from .board_art import BOARD_U, BOARD_V, BoardTexture
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -209,8 +215,7 @@ def scanned_board_texture(ppc: float, image_path: Path = SCAN_IMAGE,
                      BOARD_U[1] - half, BOARD_V[1] - half)
     # sample the scan, blurred first where it is finer than the texture
     src_ppc = float(np.linalg.norm(corners[1] - corners[0])) / 15.0
-    sigma = 0.45 * src_ppc / ppc
-    src = cv2.GaussianBlur(img, (0, 0), sigma) if sigma > 0.6 else img
+    src = smoothed_for_sampling(img, src_ppc, ppc)
     tex = cv2.remap(src, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return BoardTexture(tex, float(ppc))
 

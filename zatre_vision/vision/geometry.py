@@ -155,6 +155,19 @@ def sampled_map(fn: Callable[[np.ndarray], np.ndarray], ppc: int, u0: float, v0:
     return cv2.resize(px, (cw * step, ch * step), interpolation=cv2.INTER_LINEAR)[:nh, :nw]
 
 
+#: blur before sampling an image down (anti-aliasing): sigma per unit of source px per
+#: target px, and the sigma below which the image is sampled as it is
+ANTIALIAS_SIGMA_PER_RATIO = 0.45
+ANTIALIAS_MIN_SIGMA = 0.6
+
+
+def smoothed_for_sampling(img: np.ndarray, src_ppc: float, ppc: float) -> np.ndarray:
+    """``img`` blurred (Gaussian) before it is sampled from ``src_ppc`` down to ``ppc``
+    pixels per cell, so that fine lines do not alias; as it is where little is lost."""
+    sigma = ANTIALIAS_SIGMA_PER_RATIO * src_ppc / ppc
+    return cv2.GaussianBlur(img, (0, 0), sigma) if sigma > ANTIALIAS_MIN_SIGMA else img
+
+
 #: image coordinates beyond this (px) mean a degenerate fit, not a board
 MAX_COORDINATE = 1e7
 

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import CARDBOARD, GRID_CORNERS, GRID_EDGES, GridModel, dlt_homography
+from .geometry import (
+    CARDBOARD,
+    GRID_CORNERS,
+    GRID_EDGES,
+    GridModel,
+    dlt_homography,
+    smoothed_for_sampling,
+)
 from .quads import order_corners, quad_from_lines
 
 #: Working size of the coarse step (longer side, pixels).
@@ -343,18 +350,15 @@ def rectify(img: np.ndarray, model: GridModel, ppc: int, ext: tuple[float, float
             blur: bool = True) -> np.ndarray:
     """Draw grid units ``ext`` x ``ext`` at ``ppc``, blurring first to avoid aliasing
     (``blur=False``: ``img`` is already smoothed, see ``presmooth``)."""
-    src_ppc = model.cell_size_px()
-    sigma = 0.45 * src_ppc / ppc
-    if blur and sigma > 0.6:
-        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if blur:
+        img = smoothed_for_sampling(img, model.cell_size_px(), ppc)
     xy = model.rectify_map(ppc, ext[0], ext[0], ext[1], ext[1])
     return cv2.remap(img, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
 
 def presmooth(grey: np.ndarray, model: GridModel) -> np.ndarray:
     """``grey`` smoothed once for every rectification at ``PPC`` near ``model``'s scale."""
-    sigma = 0.45 * model.cell_size_px() / PPC
-    return cv2.GaussianBlur(grey, (0, 0), sigma) if sigma > 0.6 else grey
+    return smoothed_for_sampling(grey, model.cell_size_px(), PPC)
 
 
 def align_profiles(grey: np.ndarray, model: GridModel, fine: bool = False,
