@@ -128,9 +128,10 @@ def _moved_two_ways(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
 
 def _moved_one_way(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
                    ) -> FitResult | None:
-    """Up to ``border.MAX_SHIFT`` refits along the one axis. On the real board's print (the wide
-    benchmark's scenes) two boards one and two cells off are found right (wrong cells
-    on found boards 210 -> 113); on the drawn boards it changes no reading."""
+    """Up to ``border.MAX_SHIFT`` refits along the one axis. On the real board's print
+    (the wide benchmark's scenes) two boards one and two cells off are found right
+    (wrong cells on found boards 210 -> 113); on the drawn boards it changes no
+    reading."""
     best = None
     for s in shifts_along_one_axis(sides):
         refit = fit_from_corners(grey, shifted(fit.model, *s).corners())
