@@ -41,6 +41,7 @@ from .border import (
     shifts_along_one_axis,
     shifts_towards_board,
 )
+from .geometry import GridModel
 from .grid_fit import FitResult, fit_from_corners, score_corner_sets, score_model, shifted
 from .locate import LocateResult, locate, to_grey
 from .orient import by_print
@@ -65,7 +66,8 @@ AGREE_CELLS = 0.75
 MIN_CONFIDENCE = 0.8
 #: of the grids moved towards the board, this many (darkest border first) are tried
 SHIFTED_REFITS = 3
-#: when nothing else finds a board the network is sure of, each of its corners in turn
+#: when nothing else finds a board the network is sure of (or only a faint one), each
+#: of its corners in turn
 #: is moved up to this many whole cells along the board's two edges there (a corner
 #: under a hand, which the network guesses wrong)...
 CORNER_REACH = 3
@@ -107,6 +109,16 @@ def onto_the_board(grey: np.ndarray, fit: FitResult) -> FitResult:
     return _moved_two_ways(grey, fit, sides) or _moved_one_way(grey, fit, sides) or fit
 
 
+def _refit_on_board(grey: np.ndarray, model: GridModel, s: tuple[int, int]
+                    ) -> FitResult | None:
+    """The fit from ``model`` moved ``s`` whole cells, where its border is dark all
+    round; else None."""
+    refit = fit_from_corners(grey, shifted(model, *s).corners())
+    if refit is not None and dark_all_round(border_brightness(grey, refit.model)):
+        return refit
+    return None
+
+
 def _moved_two_ways(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
                     ) -> FitResult | None:
     shifts = shifts_towards_board(sides)
@@ -114,10 +126,8 @@ def _moved_two_ways(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
     moved_sides = {s: border_brightness(grey, m) for s, m in moved.items()}
     best = None
     for s in sorted(shifts, key=lambda s: max(moved_sides[s]))[:SHIFTED_REFITS]:
-        found = []
-        refit = fit_from_corners(grey, moved[s].corners())
-        if refit is not None and dark_all_round(border_brightness(grey, refit.model)):
-            found.append(refit)
+        refit = _refit_on_board(grey, fit.model, s)
+        found = [refit] if refit is not None else []
         if dark_all_round(moved_sides[s]):
             found.append(FitResult(moved[s], *score_model(grey, moved[s]), s))
         for f in found:
@@ -134,9 +144,8 @@ def _moved_one_way(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
     reading."""
     best = None
     for s in shifts_along_one_axis(sides):
-        refit = fit_from_corners(grey, shifted(fit.model, *s).corners())
-        if (refit is not None and refit.score > (best or fit).score
-                and dark_all_round(border_brightness(grey, refit.model))):
+        refit = _refit_on_board(grey, fit.model, s)
+        if refit is not None and refit.score > (best or fit).score:
             best = refit
     return best
 
@@ -176,7 +185,8 @@ def one_corner_off(grey: np.ndarray, corners: np.ndarray) -> FitResult | None:
     cells off, and no fit from there finds the grid; the three it saw are right. The
     moved outlines are ranked by the line contrast of their plain homography (the lines
     near a moved corner fall on lines only where it is right), and the best few are
-    fitted (~0.3 s; only on frames where nothing else found a board)."""
+    fitted (~0.3 s; only on frames where nothing else found a board, or only a faint
+    one)."""
     sets = corner_moves(corners)
     ranks = [_rank(s, q) for s, q in score_corner_sets(grey, sets)]
     best = None
@@ -247,10 +257,11 @@ class BoardLocator:
 
     def _second_look(self, image: np.ndarray, grey: np.ndarray, outline: BoardOutline
                      ) -> FitResult | None:
-        """For a board the network is sure of that no fit found: its outline with one
-        corner moved whole cells (``one_corner_off``), then the same from the network's
-        outline of the frame mirrored left to right (``mirrored_corners``: a second,
-        differently wrong opinion where a sleeve or a lens bend misled the first)."""
+        """For a board the network is sure of that no fit found clearly: its outline
+        with one corner moved whole cells (``one_corner_off``), then the same from the
+        network's outline of the frame mirrored left to right (``mirrored_corners``: a
+        second, differently wrong opinion where a sleeve or a lens bend misled the
+        first)."""
         fit = one_corner_off(grey, outline.corners)
         if fit is None and self.finder is not None:
             mirrored = mirrored_corners(self.finder, image)
