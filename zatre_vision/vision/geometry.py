@@ -174,40 +174,83 @@ MAX_COORDINATE = 1e7
 
 def _normalised(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Points moved to their centroid and scaled to mean distance sqrt(2) (Hartley),
-    and the 3 x 3 transform that does it."""
-    c = p.mean(axis=0)
+    and the 3 x 3 transform that does it. (Sums as products with a ones vector: numpy's
+    reductions along the short axis of an N x 2 array cost several times more.)"""
+    n = len(p)
+    c = np.ones(n) @ p / n
     d = p - c
-    s = np.sqrt(2) / max(float(np.sqrt(np.einsum("ij,ij->i", d, d)).mean()), 1e-12)
-    return d * s, np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
+    s = np.sqrt(2) * n / max(float(np.sqrt(np.einsum("ij,ij->i", d, d)).sum()), 1e-12)
+    d *= s
+    return d, np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
+
+
+#: the upper triangle of a 3 x 3 matrix, as index arrays
+_UPPER = np.triu_indices(3)
+
+
+@dataclass(frozen=True)
+class HomographyFitter:
+    """Least-squares homographies (normalised DLT) from fixed source points to any
+    number of destination point sets: what depends on the sources alone is computed
+    once.
+
+    The DLT system has rows ``[a, 0, -x a]`` and ``[0, a, -y a]`` per point (``a`` the
+    normalised source in homogeneous form, ``(x, y)`` the normalised destination); its
+    normal matrix M^T M is made of four weighted 3 x 3 moments of ``a`` (weights 1, x,
+    y and x^2 + y^2), one small matrix product from the sources' pairwise products. The
+    homography is the eigenvector of M^T M with the smallest eigenvalue."""
+
+    source_transform: np.ndarray      # 3 x 3: source px -> normalised
+    products: np.ndarray              # N x 6: a_i a_j over the upper triangle
+
+    @classmethod
+    def of(cls, src: np.ndarray) -> HomographyFitter | None:
+        """None when there are too few points (4) or some are not finite."""
+        src = np.asarray(src, np.float64)
+        if len(src) < 4 or not np.isfinite(src).all():
+            return None
+        a, ts = _normalised(src)
+        ah = np.empty((len(a), 3))
+        ah[:, :2] = a
+        ah[:, 2] = 1.0
+        return cls(ts, ah[:, _UPPER[0]] * ah[:, _UPPER[1]])
+
+    def fit(self, dst: np.ndarray) -> np.ndarray | None:
+        """The homography (normalised to h[2, 2] = 1) taking the sources to ``dst``;
+        None for points that are not finite or degenerate."""
+        dst = np.asarray(dst, np.float64)
+        if len(dst) != len(self.products) or not np.isfinite(dst).all():
+            return None
+        if np.abs(dst).max() > MAX_COORDINATE:
+            return None          # a degenerate model threw the points far off the image
+        b, td = _normalised(dst)
+        w = np.empty((4, len(b)))
+        w[0] = 1.0
+        w[1:3] = b.T
+        w[3] = w[1] * w[1] + w[2] * w[2]
+        moments = np.empty((4, 3, 3))
+        moments[:, _UPPER[0], _UPPER[1]] = moments[:, _UPPER[1], _UPPER[0]] = (
+            w @ self.products)
+        normal = np.zeros((9, 9))
+        normal[:3, :3] = normal[3:6, 3:6] = moments[0]
+        normal[:3, 6:] = normal[6:, :3] = -moments[1]
+        normal[3:6, 6:] = normal[6:, 3:6] = -moments[2]
+        normal[6:, 6:] = moments[3]
+        try:
+            _, vec = np.linalg.eigh(normal)
+            h = np.linalg.inv(td) @ vec[:, 0].reshape(3, 3) @ self.source_transform
+        except np.linalg.LinAlgError:
+            return None
+        if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
+            return None
+        return h / h[2, 2]
 
 
 def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
-    """Least-squares homography (normalised DLT); much faster than cv2's refined fit."""
-    src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
-    if len(src) < 4 or not (np.isfinite(src).all() and np.isfinite(dst).all()):
-        return None
-    if np.abs(dst).max() > MAX_COORDINATE:
-        return None          # a degenerate model threw the points far off the image
-    a, ts = _normalised(src)
-    b, td = _normalised(dst)
-    # the DLT system: rows [a 1, 0, -bx (a 1)] and [0, a 1, -by (a 1)]; h is the
-    # eigenvector of M^T M with the smallest eigenvalue
-    n = len(a)
-    m = np.zeros((2 * n, 9))
-    m[:n, 0:2] = m[n:, 3:5] = a
-    m[:n, 2] = m[n:, 5] = 1.0
-    m[:n, 6:8] = a * -b[:, :1]
-    m[n:, 6:8] = a * -b[:, 1:]
-    m[:n, 8] = -b[:, 0]
-    m[n:, 8] = -b[:, 1]
-    try:
-        _, vec = np.linalg.eigh(m.T @ m)
-        h = np.linalg.inv(td) @ vec[:, 0].reshape(3, 3) @ ts
-    except np.linalg.LinAlgError:
-        return None
-    if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
-        return None
-    return h / h[2, 2]
+    """Least-squares homography (normalised DLT); much faster than cv2's refined fit.
+    (``HomographyFitter`` when several destination sets share the sources.)"""
+    fitter = HomographyFitter.of(src)
+    return None if fitter is None else fitter.fit(dst)
 
 
 def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_CORNERS
@@ -217,5 +260,5 @@ def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_
 
 
 __all__ = ["CARDBOARD", "CELL_CENTRES", "CELL_COLROW", "CELL_NAMES", "GRID_CORNERS",
-           "GRID_EDGES", "GridModel", "IS_LIGHT", "START_INDEX", "dlt_homography",
+           "GRID_EDGES", "GridModel", "HomographyFitter", "IS_LIGHT", "START_INDEX", "dlt_homography",
            "homography_from_corners", "sampled_map"]

@@ -32,12 +32,13 @@ where ``locate.fit_model`` runs RANSAC and a pattern search.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from .geometry import GRID_EDGES, GridModel, dlt_homography, homography_from_corners
+from .geometry import GRID_EDGES, GridModel, HomographyFitter, homography_from_corners
 from .locate import (
     EDGE_NORMALS,
     EDGE_POINTS,
@@ -94,16 +95,17 @@ class FitResult:
 
 # -- fitting ---------------------------------------------------------------------------
 
-def _fit_k(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int, k: float
-           ) -> tuple[float, GridModel] | None:
-    """Least-squares homography on the points undistorted with ``k``; mean squared
-    image residual."""
+def _fit_k(fitter: HomographyFitter, grid_pts: np.ndarray, img_pts: np.ndarray,
+           width: int, height: int, k: float) -> tuple[float, GridModel] | None:
+    """Least-squares homography (``fitter``: from ``grid_pts``) on the image points
+    undistorted with ``k``; mean squared image residual."""
     und = GridModel(np.eye(3), k, width, height).undistort(img_pts)
-    hom = dlt_homography(grid_pts, und)
+    hom = fitter.fit(und)
     if hom is None:
         return None
     m = GridModel(hom, k, width, height)
-    return float(np.mean(np.sum((m.to_image(grid_pts) - img_pts) ** 2, axis=1))), m
+    r = m.to_image(grid_pts) - img_pts
+    return float(np.einsum("ij,ij->", r, r)) / len(r), m
 
 
 def fit_points(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int,
@@ -125,13 +127,16 @@ def fit_points(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: in
         if fit_k and step:
             sub = max(1, len(g) // K_SEARCH_POINTS)   # k is pinned by a few hundred
             g, ip = g[::sub], ip[::sub]
-        best = _fit_k(g, ip, width, height, k)
+        fitter = HomographyFitter.of(g)
+        if fitter is None:
+            return None
+        best = _fit_k(fitter, g, ip, width, height, k)
         if best is None:
             return None
         if fit_k and step:
             # trial terms stay within the lens range (a pincushion term bends the grid
             # to fit a wrong line)
-            lo, hi = (_fit_k(g, ip, width, height, float(np.clip(k + d, *K_RANGE)))
+            lo, hi = (_fit_k(fitter, g, ip, width, height, float(np.clip(k + d, *K_RANGE)))
                       for d in (-step, step))
             if lo is not None and hi is not None:
                 den = lo[0] - 2 * best[0] + hi[0]
@@ -139,7 +144,7 @@ def fit_points(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: in
                           (step if hi[0] < lo[0] else -step) * 2)
                 kk = float(np.clip(kk, max(K_RANGE[0], k - 2 * step),
                                    min(K_RANGE[1], k + 2 * step)))
-                cand = min((r for r in (lo, hi, _fit_k(g, ip, width, height, kk))
+                cand = min((r for r in (lo, hi, _fit_k(fitter, g, ip, width, height, kk))
                             if r is not None), key=lambda r: r[0])
                 if cand[0] < best[0]:
                     best = cand
@@ -163,11 +168,20 @@ class _Frame:
 
     def sample(self, grid_pts: np.ndarray, vertical: bool) -> np.ndarray:
         """Evidence at grid points (..., 2) for lines of one direction."""
-        px = ((grid_pts.reshape(-1, 2) - EXT[0]) * PPC - 0.5).astype(np.float32)
-        vals = cv2.remap(self.fv if vertical else self.fh, px[:, 0].reshape(1, -1),
-                         px[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        px = _rect_px(grid_pts)
+        vals = self.sample_px(px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1), vertical)
         return vals.reshape(grid_pts.shape[:-1])
+
+    def sample_px(self, x: np.ndarray, y: np.ndarray, vertical: bool) -> np.ndarray:
+        """Evidence at rectified pixels (``x``, ``y``: 1 x N float32; 0 beyond the
+        frame) for lines of one direction: 1 x N."""
+        return cv2.remap(self.fv if vertical else self.fh, x, y, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def _rect_px(grid_pts: np.ndarray) -> np.ndarray:
+    """Rectified-frame pixel coordinates (N x 2 float32) of grid points (..., 2)."""
+    return ((grid_pts.reshape(-1, 2) - EXT[0]) * PPC - 0.5).astype(np.float32)
 
 
 def _frame(img: np.ndarray, model: GridModel) -> _Frame:
@@ -196,36 +210,60 @@ _LINE_WEIGHTS = _line_weights()
 _LINE_WEIGHTS.flags.writeable = False
 
 
+#: the profile of a band is smoothed by a Gaussian of this sigma (rectified px); kernel
+#: size as OpenCV picks it for float images
+PROFILE_SIGMA = 1.5
+_PROFILE_KSIZE = (int(round(PROFILE_SIGMA * 8 + 1)) | 1, 1)
+
+
+def _band_profiles(frame: _Frame) -> np.ndarray:
+    """(axis x band, px) evidence summed across each band, smoothed along it and less
+    its mean: vertical lines' bands first."""
+    rows = []
+    for axis, feat in ((0, frame.fv), (1, frame.fh)):
+        for b0, b1 in PROFILE_BANDS:
+            i0, i1 = (int(round((v - EXT[0]) * PPC)) for v in (b0, b1))
+            rows.append(feat[i0:i1, :].sum(axis=0) if axis == 0 else
+                        feat[:, i0:i1].sum(axis=1))
+    prof = cv2.GaussianBlur(np.stack(rows), _PROFILE_KSIZE, PROFILE_SIGMA, sigmaY=0,
+                            borderType=cv2.BORDER_REFLECT_101).astype(np.float64)
+    return prof - prof.mean(axis=1, keepdims=True)
+
+
 def _profile_fit(frame: _Frame, shift: float, scales: np.ndarray, fit_k: bool
                  ) -> GridModel | None:
     """Per band, the scale and shift that best put the layout's lines on the evidence;
     the band matches refit the model."""
-    weights = _LINE_WEIGHTS
     lines = np.arange(16, dtype=np.float64)
     c = 7.5
     shifts = np.arange(-shift, shift + 1e-9, PROFILE_STEP)
     # positions (grid units) of line k for every scale a and shift s: c + a (k - c) + s
     pos = c + scales[:, None, None] * (lines - c)[None, None, :] + shifts[None, :, None]
+    # every band's profile at those positions (linear between pixels, 0 beyond them)
+    prof = _band_profiles(frame)
+    n = prof.shape[1]
     pos_px = ((pos - EXT[0]) * PPC - 0.5).ravel()
-    x = np.arange(frame.fv.shape[0], dtype=np.float64)
+    i0 = np.floor(pos_px).astype(np.intp)
+    frac = pos_px - i0
+    padded = np.zeros((len(prof), n + 2))
+    padded[:, 1:-1] = prof
+    left, right = np.clip(i0 + 1, 0, n + 1), np.clip(i0 + 2, 0, n + 1)
+    vals = padded[:, left] * (1.0 - frac) + padded[:, right] * frac
+    vals[:, (pos_px < 0) | (pos_px > n - 1)] = 0.0
+    weights = _LINE_WEIGHTS.reshape(len(prof), 16)
+    score = np.einsum("bpl,bl->bp", vals.reshape(len(prof), -1, 16), weights)
+    best = score.argmax(axis=1)
     grid_pts, rect_pts = [], []
-    for axis, feat in ((0, frame.fv), (1, frame.fh)):
-        for b, (b0, b1) in enumerate(PROFILE_BANDS):
-            i0, i1 = (int(round((v - EXT[0]) * PPC)) for v in (b0, b1))
-            band = feat[i0:i1, :] if axis == 0 else feat[:, i0:i1].T
-            prof = cv2.GaussianBlur(band.sum(axis=0).reshape(1, -1), (0, 0), 1.5).ravel()
-            prof = prof - prof.mean()
-            vals = np.interp(pos_px, x, prof, left=0.0, right=0.0).reshape(pos.shape)
-            score = vals @ weights[axis, b]
-            ia, ish = np.unravel_index(int(np.argmax(score)), score.shape)
-            found = pos[ia, ish]
-            mid = np.full(16, (b0 + b1) / 2)
-            if axis == 0:
-                grid_pts.append(np.stack([lines, mid], 1))
-                rect_pts.append(np.stack([found, mid], 1))
-            else:
-                grid_pts.append(np.stack([mid, lines], 1))
-                rect_pts.append(np.stack([mid, found], 1))
+    for row, (axis, (b0, b1)) in enumerate((a, band) for a in (0, 1)
+                                           for band in PROFILE_BANDS):
+        found = pos.reshape(-1, 16)[best[row]]
+        mid = np.full(16, (b0 + b1) / 2)
+        if axis == 0:
+            grid_pts.append(np.stack([lines, mid], 1))
+            rect_pts.append(np.stack([found, mid], 1))
+        else:
+            grid_pts.append(np.stack([mid, lines], 1))
+            rect_pts.append(np.stack([mid, found], 1))
     m = frame.model
     return fit_points(np.concatenate(grid_pts), m.to_image(np.concatenate(rect_pts)),
                       m.width, m.height, m.k, max(1.0, PROFILE_FIT_CELLS * m.cell_size_px()),
@@ -237,14 +275,29 @@ def _profile_fit(frame: _Frame, shift: float, scales: np.ndarray, fit_k: bool
 _VERT = EDGE_NORMALS[:, 0] > 0.5
 
 
+@functools.lru_cache(maxsize=8)
+def _search_pattern(half: float) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The steps along the normal (cells) of a line search within ``half`` cell, and per
+    direction (vertical lines, then horizontal) the rectified-px remap coordinates of
+    every line sample moved by every step (two 1 x N float32 rows)."""
+    ts = np.arange(-half, half + 1e-9, 0.5 / PPC)
+    maps = []
+    for sel in (_VERT, ~_VERT):
+        p, n = EDGE_POINTS[sel], EDGE_NORMALS[sel]
+        px = _rect_px(p[:, None, :] + n[:, None, :] * ts[None, :, None])
+        maps += [px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1)]
+    for m in maps:
+        m.flags.writeable = False
+    return ts, tuple(maps)
+
+
 def _line_search(frame: _Frame, half: float) -> GridModel | None:
     """Move every line sample to the strongest evidence within ``half`` cell; refit."""
-    ts = np.arange(-half, half + 1e-9, 0.5 / PPC)
+    ts, maps = _search_pattern(half)
     grid_pts, found, strength = [], [], []
-    for vertical in (True, False):
-        sel = _VERT if vertical else ~_VERT
+    for i, (vertical, sel) in enumerate(((True, _VERT), (False, ~_VERT))):
         p, n = EDGE_POINTS[sel], EDGE_NORMALS[sel]
-        vals = frame.sample(p[:, None, :] + n[:, None, :] * ts[None, :, None], vertical)
+        vals = frame.sample_px(maps[2 * i], maps[2 * i + 1], vertical).reshape(len(p), -1)
         best = vals.argmax(axis=1)
         grid_pts.append(p)
         found.append(p + n * ts[best][:, None])
