@@ -6,7 +6,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.geometry import GridModel, dlt_homography, homography_from_corners
+from zatre_vision.vision.geometry import (
+    GridModel,
+    HomographyFitter,
+    dlt_homography,
+    homography_from_corners,
+)
 from zatre_vision.vision.locate import K_RANGE
 
 W, H = 1280, 960
@@ -49,6 +54,52 @@ def test_dlt_refuses_degenerate_input_instead_of_raising():
     assert dlt_homography(grid, img * 1e12) is None
     same_spot = dlt_homography(grid, np.zeros_like(img))   # all on one pixel: no exception
     assert same_spot is None or np.isfinite(same_spot).all()
+
+
+def _textbook_dlt(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The normalised DLT written out: the 2N x 9 system and its smallest singular
+    vector."""
+    def normalise(p):
+        c = p.mean(axis=0)
+        s = np.sqrt(2) / np.linalg.norm(p - c, axis=1).mean()
+        return (p - c) * s, np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
+
+    a, ta = normalise(src)
+    b, tb = normalise(dst)
+    rows = []
+    for (x, y), (u, v) in zip(a, b, strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y, -u])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y, -v])
+    h = np.linalg.svd(np.array(rows))[2][-1].reshape(3, 3)
+    h = np.linalg.inv(tb) @ h @ ta
+    return h / h[2, 2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), noise=st.floats(0.0, 3.0), n=st.integers(6, 400))
+def test_homography_fitter_solves_the_same_system_as_the_textbook_dlt(seed, noise, n):
+    rng = np.random.default_rng(seed)
+    corners = CORNERS + rng.uniform(-60, 60, CORNERS.shape)
+    grid = rng.uniform(-1, 16, (n, 2))
+    img = GridModel(homography_from_corners(corners), 0.0, W, H).to_image(grid)
+    img = img + rng.normal(0, noise, img.shape)
+    got = HomographyFitter.of(grid).fit(img)
+    want = _textbook_dlt(grid, img)
+    # compared where it matters: where the two send the grid
+    assert np.abs(GridModel(got, 0.0, W, H).to_image(grid)
+                  - GridModel(want, 0.0, W, H).to_image(grid)).max() < 1e-6
+
+
+def test_one_fitter_serves_several_destination_sets():
+    rng = np.random.default_rng(3)
+    grid = rng.uniform(0, 15, (200, 2))
+    fitter = HomographyFitter.of(grid)
+    for k in (-0.05, 0.0, 0.1):
+        img = GridModel(homography_from_corners(CORNERS), k, W, H).to_image(grid)
+        assert np.array_equal(fitter.fit(img), dlt_homography(grid, img))
+    assert fitter.fit(np.zeros((199, 2))) is None       # not one point per source
+    assert HomographyFitter.of(grid[:3]) is None
+    assert HomographyFitter.of(np.full((10, 2), np.inf)) is None
 
 
 @settings(max_examples=25, deadline=None)
