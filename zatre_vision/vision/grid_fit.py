@@ -276,28 +276,32 @@ _VERT = EDGE_NORMALS[:, 0] > 0.5
 
 
 @functools.lru_cache(maxsize=8)
-def _search_pattern(half: float) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def _search_pattern(half: float
+                    ) -> tuple[np.ndarray, tuple[tuple[bool, np.ndarray, np.ndarray,
+                                                       np.ndarray, np.ndarray], ...]]:
     """The steps along the normal (cells) of a line search within ``half`` cell, and per
-    direction (vertical lines, then horizontal) the rectified-px remap coordinates of
-    every line sample moved by every step (two 1 x N float32 rows)."""
+    direction (vertical lines, then horizontal): its line samples, their normals and the
+    rectified-px remap coordinates of every sample moved by every step (two 1 x N
+    float32 rows)."""
     ts = np.arange(-half, half + 1e-9, 0.5 / PPC)
-    maps = []
-    for sel in (_VERT, ~_VERT):
+    ts.flags.writeable = False
+    sides = []
+    for vertical, sel in ((True, _VERT), (False, ~_VERT)):
         p, n = EDGE_POINTS[sel], EDGE_NORMALS[sel]
         px = _rect_px(p[:, None, :] + n[:, None, :] * ts[None, :, None])
-        maps += [px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1)]
-    for m in maps:
-        m.flags.writeable = False
-    return ts, tuple(maps)
+        x, y = px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1)
+        for a in (p, n, x, y):
+            a.flags.writeable = False
+        sides.append((vertical, p, n, x, y))
+    return ts, tuple(sides)
 
 
 def _line_search(frame: _Frame, half: float) -> GridModel | None:
     """Move every line sample to the strongest evidence within ``half`` cell; refit."""
-    ts, maps = _search_pattern(half)
+    ts, sides = _search_pattern(half)
     grid_pts, found, strength = [], [], []
-    for i, (vertical, sel) in enumerate(((True, _VERT), (False, ~_VERT))):
-        p, n = EDGE_POINTS[sel], EDGE_NORMALS[sel]
-        vals = frame.sample_px(maps[2 * i], maps[2 * i + 1], vertical).reshape(len(p), -1)
+    for vertical, p, n, x, y in sides:
+        vals = frame.sample_px(x, y, vertical).reshape(len(p), -1)
         best = vals.argmax(axis=1)
         grid_pts.append(p)
         found.append(p + n * ts[best][:, None])
