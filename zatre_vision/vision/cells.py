@@ -14,12 +14,15 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from .geometry import CELL_COLROW, GridModel, sampled_map
+from .geometry import CELL_COLROW, GridModel, sampled_map, smoothed_for_sampling
 
 PPC = 20
 CROP = 24
 MARGIN = 0.5
 SIDE = int(round((15 + 2 * MARGIN) * PPC))
+#: the anti-alias blur before the board is drawn at PPC (``geometry.smoothed_for_sampling``;
+#: a little lighter than the locator's: the classifier was trained on crops drawn so)
+CROP_ANTIALIAS_PER_RATIO = 0.4
 #: Top-left pixel of each cell's crop in the rectified board (CELL_NAMES order).
 CROP_ORIGINS = ((CELL_COLROW + MARGIN + 0.5) * PPC - CROP / 2).astype(np.int32)
 
@@ -38,9 +41,7 @@ def model_maps(model: GridModel) -> np.ndarray:
 def rectify_board(image: np.ndarray, xy_map: np.ndarray, cell_px: float) -> np.ndarray:
     """Grey top view of the board (SIDE x SIDE uint8), pre-blurred against aliasing."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    sigma = 0.4 * cell_px / PPC
-    if sigma > 0.6:
-        grey = cv2.GaussianBlur(grey, (0, 0), sigma)
+    grey = smoothed_for_sampling(grey, cell_px, PPC, CROP_ANTIALIAS_PER_RATIO)
     return cv2.remap(grey, xy_map, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 

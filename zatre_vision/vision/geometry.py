@@ -161,10 +161,11 @@ ANTIALIAS_SIGMA_PER_RATIO = 0.45
 ANTIALIAS_MIN_SIGMA = 0.6
 
 
-def smoothed_for_sampling(img: np.ndarray, src_ppc: float, ppc: float) -> np.ndarray:
+def smoothed_for_sampling(img: np.ndarray, src_ppc: float, ppc: float,
+                          sigma_per_ratio: float = ANTIALIAS_SIGMA_PER_RATIO) -> np.ndarray:
     """``img`` blurred (Gaussian) before it is sampled from ``src_ppc`` down to ``ppc``
     pixels per cell, so that fine lines do not alias; as it is where little is lost."""
-    sigma = ANTIALIAS_SIGMA_PER_RATIO * src_ppc / ppc
+    sigma = sigma_per_ratio * src_ppc / ppc
     return cv2.GaussianBlur(img, (0, 0), sigma) if sigma > ANTIALIAS_MIN_SIGMA else img
 
 
@@ -260,5 +261,6 @@ def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_
 
 
 __all__ = ["CARDBOARD", "CELL_CENTRES", "CELL_COLROW", "CELL_NAMES", "GRID_CORNERS",
-           "GRID_EDGES", "GridModel", "HomographyFitter", "IS_LIGHT", "START_INDEX", "dlt_homography",
-           "homography_from_corners", "sampled_map"]
+           "GRID_EDGES", "GridModel", "HomographyFitter", "IS_LIGHT", "START_INDEX",
+           "dlt_homography", "homography_from_corners", "sampled_map",
+           "smoothed_for_sampling"]
