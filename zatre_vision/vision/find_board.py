@@ -67,9 +67,8 @@ MIN_CONFIDENCE = 0.8
 #: of the grids moved towards the board, this many (darkest border first) are tried
 SHIFTED_REFITS = 3
 #: when nothing else finds a board the network is sure of (or only a faint one), each
-#: of its corners in turn
-#: is moved up to this many whole cells along the board's two edges there (a corner
-#: under a hand, which the network guesses wrong)...
+#: of its corners in turn is moved up to this many whole cells along the board's two
+#: edges there (a corner under a hand, which the network guesses wrong)...
 CORNER_REACH = 3
 #: ... and fits are tried from this many of the moved outlines (best line contrast first)
 CORNER_FITS = 3
