@@ -29,7 +29,7 @@ VAL_SEED = 1001
 class TrainConfig:
     photos: int = 1500
     val_photos: int = 120
-    epochs: int = 16
+    epochs: int = 24
     batch: int = 256
     lr: float = 3e-3
     width: int = 16
