@@ -57,6 +57,26 @@ def test_committed_model_card():
     assert DEFAULT_MODEL.stat().st_size < 500_000
 
 
+
+def test_committed_model_is_the_network_model_py_builds():
+    """The committed ONNX file and its card come from the ``PipNet`` the training code
+    builds now: the same convolution kernels in the same order, the card's count."""
+    torch = pytest.importorskip("torch", reason="training needs the train extra")
+    onnx = pytest.importorskip("onnx", reason="training needs the train extra")
+    from zatre_vision.training.model import ARCHITECTURE, PipNet, parameter_count
+    from zatre_vision.vision.classify import DEFAULT_MODEL
+
+    card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
+    width = card["training"]["config"]["width"]
+    net = PipNet(width)
+    assert card["parameters"] == parameter_count(net)
+    assert card["architecture"] == ARCHITECTURE.format(width=width)
+    graph = onnx.load(str(DEFAULT_MODEL)).graph
+    shapes = {i.name: tuple(i.dims) for i in graph.initializer}
+    committed = [shapes[n.input[1]] for n in graph.node if n.op_type == "Conv"]
+    built = [tuple(m.weight.shape) for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+    assert committed == built
+
 def test_committed_board_model_card():
     from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL
 
