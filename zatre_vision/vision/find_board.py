@@ -108,11 +108,10 @@ def onto_the_board(grey: np.ndarray, fit: FitResult) -> FitResult:
     return _moved_two_ways(grey, fit, sides) or _moved_one_way(grey, fit, sides) or fit
 
 
-def _refit_on_board(grey: np.ndarray, model: GridModel, s: tuple[int, int]
-                    ) -> FitResult | None:
-    """The fit from ``model`` moved ``s`` whole cells, where its border is dark all
+def _refit_on_board(grey: np.ndarray, moved: GridModel) -> FitResult | None:
+    """The fit from ``moved`` (a fit moved whole cells), where its border is dark all
     round; else None."""
-    refit = fit_from_corners(grey, shifted(model, *s).corners())
+    refit = fit_from_corners(grey, moved.corners())
     if refit is not None and dark_all_round(border_brightness(grey, refit.model)):
         return refit
     return None
@@ -125,7 +124,7 @@ def _moved_two_ways(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
     moved_sides = {s: border_brightness(grey, m) for s, m in moved.items()}
     best = None
     for s in sorted(shifts, key=lambda s: max(moved_sides[s]))[:SHIFTED_REFITS]:
-        refit = _refit_on_board(grey, fit.model, s)
+        refit = _refit_on_board(grey, moved[s])
         found = [refit] if refit is not None else []
         if dark_all_round(moved_sides[s]):
             found.append(FitResult(moved[s], *score_model(grey, moved[s]), s))
@@ -139,11 +138,11 @@ def _moved_one_way(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
                    ) -> FitResult | None:
     """Up to ``border.MAX_SHIFT`` refits along the one axis. On the real board's print
     (the wide benchmark's scenes) two boards one and two cells off are found right
-    (wrong cells on found boards 210 -> 113); on the drawn boards it changes no
-    reading."""
+    (when it was added in session 12, wrong cells on found boards 210 -> 113); on the
+    drawn boards it changes no reading."""
     best = None
     for s in shifts_along_one_axis(sides):
-        refit = _refit_on_board(grey, fit.model, s)
+        refit = _refit_on_board(grey, shifted(fit.model, *s))
         if refit is not None and refit.score > (best or fit).score:
             best = refit
     return best
