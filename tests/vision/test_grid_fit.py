@@ -88,3 +88,29 @@ def test_no_board_gives_no_fit_or_low_score(photos):
 def test_bad_corners_give_none():
     grey = np.zeros((120, 160), np.uint8)
     assert fit_from_corners(grey, np.full((4, 2), np.nan)) is None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_polish_blurs_only_its_window_with_the_same_result(photos, kind):
+    """The polish blurs only the part of the frame its ridge search reads
+    (``polish_window``): the search sees exactly the values a blur of the whole frame
+    gives, so the polished model is the same, and the window is smaller than the frame."""
+    from zatre_vision.vision.grid_fit import POLISH_HALF, POLISH_SIGMA, polish, polish_window
+    from zatre_vision.vision.locate import ridge_search
+
+    grey, corners, _ = _load(photos, kind)
+    h, w = grey.shape
+    model = fit_from_corners(grey, corners, full_polish=False).model
+    x0, y0, x1, y1 = polish_window(model, POLISH_SIGMA)
+    assert (x1 - x0) * (y1 - y0) < w * h
+    whole = cv2.GaussianBlur(grey, (0, 0), POLISH_SIGMA).astype(np.float32)
+    part = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), POLISH_SIGMA).astype(np.float32)
+    want = ridge_search(whole, model, POLISH_HALF)
+    got = ridge_search(part, model, POLISH_HALF, origin=(x0, y0))
+    for a, b in zip(want, got, strict=True):
+        assert np.array_equal(a, b)
+    polished = polish(grey, model)
+    if kind in ("empty", "some"):   # lines seen along most of the grid: the polish is kept
+        assert polished is not None
+    if polished is not None:
+        assert np.abs(polished.corners() - model.corners()).max() < 0.3 * model.cell_size_px()

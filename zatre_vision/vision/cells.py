@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from .geometry import CELL_COLROW, GridModel, sampled_map, smoothed_for_sampling
+from .quantile import percentile
 
 PPC = 20
 CROP = 24
@@ -48,7 +49,7 @@ def rectify_board(image: np.ndarray, xy_map: np.ndarray, cell_px: float) -> np.n
 def normalise(board: np.ndarray) -> np.ndarray:
     """float32 board scaled so its bright level (98th percentile) is 1."""
     b = board.astype(np.float32)
-    hi = float(np.percentile(b[::4, ::4], 98))
+    hi = float(percentile(b[::4, ::4], 98))
     return b * (1.0 / max(hi, 16.0))
 
 

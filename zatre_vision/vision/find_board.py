@@ -214,8 +214,10 @@ class BoardLocator:
             except BoardModelError as exc:
                 self.load_error = str(exc)
 
-    def locate(self, image: np.ndarray) -> Located:
-        grey = to_grey(image)
+    def locate(self, image: np.ndarray, grey: np.ndarray | None = None) -> Located:
+        """The board in ``image`` (BGR or grey); ``grey``: the frame already converted
+        to grey, if the caller has it (the reader needs it too)."""
+        grey = to_grey(image) if grey is None else grey
         outline = self.finder.find(image) if self.finder is not None else None
         fit = self._best_fit(grey, outline) if outline is not None else None
         if fit is not None and not self._accept(fit.score, fit.model, outline):

@@ -169,6 +169,32 @@ def smoothed_for_sampling(img: np.ndarray, src_ppc: float, ppc: float,
     return cv2.GaussianBlur(img, (0, 0), sigma) if sigma > ANTIALIAS_MIN_SIGMA else img
 
 
+def blur_reach(sigma: float) -> int:
+    """How far (px) a ``cv2.GaussianBlur`` of ``sigma`` with the kernel size left to
+    OpenCV reaches: at most 4 sigma + 1 on any image type."""
+    return int(np.ceil(4 * sigma)) + 1 if sigma > 0 else 0
+
+
+def covering_window(lo: np.ndarray, hi: np.ndarray, width: int, height: int, margin: int
+                    ) -> tuple[int, int, int, int] | None:
+    """The pixel box (x0, y0, x1, y1: columns x0..x1 - 1, rows y0..y1 - 1) of a
+    ``width`` x ``height`` image that holds every pixel a bilinear sample at points
+    between ``lo`` and ``hi`` (x, y: their least and greatest coordinates, image px)
+    reads, ``margin`` px more on each side, clipped to the image; None when a bound is
+    not finite or the box is empty. Blurring only this box (margin >= the kernel's
+    reach) gives those samples exactly the values a blur of the whole image would:
+    where the box is cut by the image's edge, the image's own border rule applies."""
+    lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return None
+    lo, hi = np.floor(lo) - margin, np.floor(hi) + 2 + margin
+    x0, y0 = (int(np.clip(v, 0, n)) for v, n in zip(lo, (width, height), strict=True))
+    x1, y1 = (int(np.clip(v, 0, n)) for v, n in zip(hi, (width, height), strict=True))
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return x0, y0, x1, y1
+
+
 #: image coordinates beyond this (px) mean a degenerate fit, not a board
 MAX_COORDINATE = 1e7
 
@@ -262,5 +288,5 @@ def homography_from_corners(corners_px: np.ndarray, grid_pts: np.ndarray = GRID_
 
 __all__ = ["CARDBOARD", "CELL_CENTRES", "CELL_COLROW", "CELL_NAMES", "GRID_CORNERS",
            "GRID_EDGES", "GridModel", "HomographyFitter", "IS_LIGHT", "START_INDEX",
-           "dlt_homography", "homography_from_corners", "sampled_map",
-           "smoothed_for_sampling"]
+           "blur_reach", "covering_window", "dlt_homography", "homography_from_corners",
+           "sampled_map", "smoothed_for_sampling"]

@@ -38,7 +38,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import GRID_EDGES, GridModel, HomographyFitter, homography_from_corners
+from .geometry import (
+    GRID_EDGES,
+    GridModel,
+    HomographyFitter,
+    blur_reach,
+    covering_window,
+    homography_from_corners,
+)
 from .locate import (
     EDGE_NORMALS,
     EDGE_POINTS,
@@ -49,6 +56,7 @@ from .locate import (
     ridge_search,
     upright,
 )
+from .quantile import percentile
 
 #: the search image is reduced (by halving) until a cell is at most this many pixels
 MAX_SEARCH_CELL_PX = 24.0
@@ -76,6 +84,8 @@ K_STEPS = (0.025,)
 K_SEARCH_POINTS = 300
 #: full-resolution polish: window (cells) and the share of line samples it needs
 POLISH_HALF = 0.08
+#: the light blur the polish's ridge search looks at
+POLISH_SIGMA = 0.7
 POLISH_MIN_SHARE = 0.35
 
 
@@ -151,7 +161,7 @@ def fit_points(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: in
         model = best[1]
         k = model.k
         res = np.linalg.norm(model.to_image(grid_pts) - img_pts, axis=1)
-        lim = thresh_px if it else max(thresh_px, float(np.percentile(res, 60)))
+        lim = thresh_px if it else max(thresh_px, float(percentile(res, 60)))
         keep = res < lim
         if keep.sum() < 12:
             return None
@@ -307,7 +317,7 @@ def _line_search(frame: _Frame, half: float) -> GridModel | None:
         found.append(p + n * ts[best][:, None])
         strength.append(vals[np.arange(len(best)), best])
     g, f, st = (np.concatenate(a) for a in (grid_pts, found, strength))
-    ok = st > np.percentile(st, 30)
+    ok = st > percentile(st, 30)
     if ok.sum() < 12:
         return None
     m = frame.model
@@ -396,12 +406,34 @@ def _on_search_image(grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, Gr
     return small, _rescaled(model, sw, sh)
 
 
+#: the grid's outline, cells beyond the outer lines, that holds every sample of the
+#: polish's ridge search (it reaches half a window plus a ridge's side offset, < 0.2 cell)
+_POLISH_REACH = 0.5
+_OUTLINE = np.concatenate([
+    np.stack([t, np.full_like(t, e)], 1) for e in (-_POLISH_REACH, 15 + _POLISH_REACH)
+    for t in [np.linspace(-_POLISH_REACH, 15 + _POLISH_REACH, 33)]] + [
+    np.stack([np.full_like(t, e), t], 1) for e in (-_POLISH_REACH, 15 + _POLISH_REACH)
+    for t in [np.linspace(-_POLISH_REACH, 15 + _POLISH_REACH, 33)]])
+
+
+def polish_window(model: GridModel, sigma: float) -> tuple[int, int, int, int] | None:
+    """The part of the frame (``geometry.covering_window``) that a blur of ``sigma``
+    followed by the polish's ridge search reads: the model's image of the grid's outline
+    ``_POLISH_REACH`` cells out, 4 px more for the outline's curve between its samples."""
+    pts = model.to_image(_OUTLINE)
+    return covering_window(pts.min(axis=0), pts.max(axis=0), model.width, model.height,
+                           blur_reach(sigma) + 4)
+
+
 def polish(grey: np.ndarray, model: GridModel, half: float = POLISH_HALF
            ) -> GridModel | None:
-    """One ridge search (``locate.ridge_search``) at full resolution and a refit."""
-    ridge = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
-    g, p, s = ridge_search(ridge, model, half)
-    ok = s > max(4.0, 0.5 * float(np.percentile(s, 75)))
+    """One ridge search (``locate.ridge_search``) at full resolution and a refit. Only
+    the part of the frame the search reads is blurred (``polish_window``)."""
+    h, w = grey.shape
+    x0, y0, x1, y1 = polish_window(model, POLISH_SIGMA) or (0, 0, w, h)
+    ridge = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), POLISH_SIGMA).astype(np.float32)
+    g, p, s = ridge_search(ridge, model, half, origin=(x0, y0))
+    ok = s > max(4.0, 0.5 * float(percentile(s, 75)))
     if ok.mean() < POLISH_MIN_SHARE or ok.sum() < 12:
         return None
     return fit_points(g[ok], p[ok], model.width, model.height, model.k,

@@ -30,6 +30,7 @@ from .geometry import (
     smoothed_for_sampling,
 )
 from .quads import order_corners, quad_from_lines
+from .quantile import percentile
 
 #: Working size of the coarse step (longer side, pixels).
 COARSE_SIDE = 320
@@ -126,8 +127,13 @@ def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
 
 # -- fine --------------------------------------------------------------------------------
 
-def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+def _sample(img: np.ndarray, pts: np.ndarray, origin: tuple[int, int] = (0, 0)
+            ) -> np.ndarray:
+    """Bilinear samples of ``img`` at ``pts`` (..., 2), 0 beyond it; ``img`` may be a
+    window of the frame whose top-left pixel is ``origin`` (frame px)."""
     m = pts.reshape(pts.shape[0], -1, 2).astype(np.float32)
+    if origin != (0, 0):
+        m -= np.array(origin, np.float32)   # exact: whole pixels off float32 coordinates
     out = cv2.remap(img, m[..., 0], m[..., 1], cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     return out.reshape(pts.shape[:-1])
@@ -150,9 +156,12 @@ def _edge_samples() -> tuple[np.ndarray, np.ndarray]:
 EDGE_POINTS, EDGE_NORMALS = _edge_samples()
 
 
-def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float = 1.6
+def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float = 1.6,
+                 origin: tuple[int, int] = (0, 0)
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Search each grid-line sample along its normal for the strongest bright ridge.
+    ``img`` may be a window of the frame whose top-left pixel is ``origin``; ``model``
+    is the frame's.
 
     Returns grid points (N, 2), matched image points (N, 2) and their ridge strength (N,).
     """
@@ -163,7 +172,7 @@ def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float
     offs = np.concatenate([ts - d, ts, ts + d])
     grid = EDGE_POINTS[:, None, :] + EDGE_NORMALS[:, None, :] * offs[None, :, None]
     px = model.to_image(grid.reshape(-1, 2)).reshape(len(EDGE_POINTS), len(offs), 2)
-    vals = _sample(img, px)
+    vals = _sample(img, px, origin)
     n = len(ts)
     left, mid, right = vals[:, :n], vals[:, n:2 * n], vals[:, 2 * n:]
     resp = mid - np.maximum(left, right)
@@ -425,7 +434,7 @@ def refine_rect(grey: np.ndarray, model: GridModel, half: float, blur: bool = Tr
         found.append(p + n * t[:, None])
         strength.append(vals[np.arange(len(best)), best])
     g, f, st = (np.concatenate(a) for a in (grid_pts, found, strength))
-    ok = st > np.percentile(st, 30)
+    ok = st > percentile(st, 30)
     img_pts = model.to_image(f[ok])
     fit = fit_model(g[ok], img_pts, model.width, model.height, model.k,
                     max(1.5, 0.08 * model.cell_size_px()))

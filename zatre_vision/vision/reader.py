@@ -174,9 +174,11 @@ class BoardReader:
         self.unconfirmed_confidence = unconfirmed_confidence
 
     # -- geometry ----------------------------------------------------------------------
-    def _models(self, work: np.ndarray) -> tuple[list[tuple[GridModel, float]], str]:
+    def _models(self, work: np.ndarray, grey: np.ndarray
+                ) -> tuple[list[tuple[GridModel, float]], str]:
         """Candidate grid models (best first) and where they came from. ``work`` is
-        already undistorted when the calibration has lens intrinsics (``read``)."""
+        already undistorted when the calibration has lens intrinsics (``read``);
+        ``grey`` is ``work`` in grey."""
         h, w = work.shape[:2]
         if self.calibration is not None and not board_moved(work, self.calibration):
             return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
@@ -185,7 +187,7 @@ class BoardReader:
             r = locate_with_markers(work)
             if r.found:
                 return [(r.model, r.score)], "markers"
-        found = self.locator.locate(work)
+        found = self.locator.locate(work, grey)
         return list(found.result.candidates[:MAX_CANDIDATES]), f"locate:{found.method}"
 
     def _read_cells(self, grey: np.ndarray, model: GridModel
@@ -221,11 +223,11 @@ class BoardReader:
         work, f = work_image(image)
         if self.calibration is not None and self.calibration.camera_matrix is not None:
             work = self.calibration.undistort(work)
-        candidates, source = self._models(work)
+        grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        candidates, source = self._models(work, grey)
         if not candidates:
             return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
                               source=source)
-        grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         # several fits: keep the one whose cells the classifier reads most confidently
         best = None
         for model, score in candidates:

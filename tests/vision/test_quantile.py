@@ -1,0 +1,38 @@
+"""``quantile.percentile`` gives exactly what ``np.percentile`` gives (value and dtype)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from zatre_vision.vision.quantile import percentile
+
+FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.one_of(arrays(np.float32, st.integers(1, 400), elements=FINITE),
+                   arrays(np.float64, st.integers(1, 400), elements=FINITE),
+                   arrays(np.float64, st.integers(1, 60),
+                          elements=st.integers(-3, 3).map(float))),   # many ties
+       q=st.one_of(st.sampled_from([0.0, 25.0, 30.0, 60.0, 75.0, 98.0, 100.0]),
+                   st.floats(0, 100)))
+def test_same_as_numpy(a, q):
+    want, got = np.percentile(a, q), percentile(a, q)
+    assert got == want
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+def test_takes_any_shape_flat_and_leaves_the_sample_alone():
+    a = np.arange(12, dtype=np.float64)[::-1].reshape(3, 4).copy()
+    before = a.copy()
+    assert percentile(a, 50) == 5.5
+    assert (a == before).all()
+
+
+def test_empty_sample_is_an_error():
+    with pytest.raises(ValueError, match="empty"):
+        percentile(np.array([]), 50)
