@@ -87,6 +87,40 @@ def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
         [True, False, False]
 
 
+def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader):
+    """Given the crops, a doubtful dark cell read empty whose middle is too dark for a
+    tile keeps its first reading (``decide`` takes it as bare board anyway); the other
+    doubtful cells are read again as before."""
+    from zatre_vision.vision.cells import crops, model_maps, normalise, rectify_board
+    from zatre_vision.vision.geometry import IS_LIGHT
+    from zatre_vision.vision.reader import RECHECK_BELOW, too_dark_for_a_tile
+
+    img = cv2.imread(str(photos["hand"][0]))
+    res = reader.read(img)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    board = normalise(rectify_board(grey, model_maps(res.model), res.model.cell_size_px()))
+    cr = crops(board)
+    first = reader.classifier.probabilities(cr)
+    # make some cells doubtful dark empties, as a shadow would
+    dark = np.flatnonzero(~IS_LIGHT & too_dark_for_a_tile(cr))[:6]
+    assert len(dark) == 6
+    first[dark] = 0.0
+    first[dark, 0] = 0.6
+    first[dark, 3] = 0.4
+    all_again = reader.steadied(board, first)
+    skipped = reader.steadied(board, first, cr)
+    doubtful = first.max(axis=1) < RECHECK_BELOW
+    bare = doubtful & (first.argmax(axis=1) == 0) & ~IS_LIGHT & too_dark_for_a_tile(cr)
+    assert bare[dark].all()
+    assert np.array_equal(skipped[bare], first[bare])
+    assert not np.allclose(all_again[dark], first[dark])
+    others = doubtful & ~bare
+    assert others.any()
+    # (the same readings in a smaller batch: equal but for float rounding)
+    assert np.allclose(skipped[others], all_again[others], atol=1e-5)
+    assert np.array_equal(skipped[~doubtful], first[~doubtful])
+
+
 def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos, reader):
     from zatre_vision.vision.cells import CROP_ORIGINS, crops, model_maps, normalise, rectify_board
     from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS, oriented
@@ -112,8 +146,10 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
         crops(board, CROP_ORIGINS[j:j + 1] + s))[0] for s in SHIFTS]
     assert not np.allclose(steady[j], np.mean(unturned, axis=0), atol=1e-4)
     assert np.allclose(steady.sum(axis=1), 1, atol=1e-5)
-    # and the reader decides on the steadied readings
-    assert np.allclose(res.probabilities, steady, atol=1e-6)
+    # and the reader decides on the steadied readings (given the crops: bare dark cells
+    # are not read again)
+    assert np.allclose(res.probabilities, reader.steadied(board, first, crops(board)),
+                       atol=1e-5)
 
 
 @settings(max_examples=40, deadline=None)

@@ -196,15 +196,27 @@ class BoardReader:
         cr = crops(board)
         return board, cr, self.classifier.probabilities(cr)
 
-    def steadied(self, board: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    def steadied(self, board: np.ndarray, probs: np.ndarray,
+                 cr: np.ndarray | None = None) -> np.ndarray:
         """``probs`` with each doubtful cell's row replaced by the mean over its crop and
         the eight crops one pixel away, each of those shown to the network turned or
         mirrored (``ORIENTATIONS``). A single reading of a small network jumps with
         sub-pixel shifts and with the crop's orientation (it was trained on all eight);
         the mean of nine differing readings is steadier, both in its class and in how
         sure it is. (Wide benchmark set: turning the moved crops cut the wrong cells
-        108 -> 90 at the same cost; training ranges: uncertain 105 -> 95.)"""
-        doubtful = np.flatnonzero(probs.max(axis=1) < RECHECK_BELOW)
+        108 -> 90 at the same cost; training ranges: uncertain 105 -> 95.)
+
+        With the crops ``cr``, a dark cell read empty whose middle is too dark for a tile
+        (``too_dark_for_a_tile``) is not read again: ``decide`` takes such a cell as bare
+        board however sure the network is. (First 100 wide photos: 1,489 of 4,050
+        doubtful cells, 37 % of the re-reading; the nine readings changed the class of
+        8 of them.)"""
+        doubt = probs.max(axis=1) < RECHECK_BELOW
+        if cr is not None:
+            dark_empty = doubt & (probs.argmax(axis=1) == 0) & ~IS_LIGHT
+            dark_empty[dark_empty] = too_dark_for_a_tile(cr[dark_empty])
+            doubt &= ~dark_empty
+        doubtful = np.flatnonzero(doubt)
         if len(doubtful) == 0:
             return probs
         origins = (CROP_ORIGINS[doubtful][None, :, :] + SHIFTS[:, None, :]).reshape(-1, 2)
@@ -237,7 +249,7 @@ class BoardReader:
                 best = (quality, model, score, board, cr, probs)
         _, model, score, board, cr, probs = best
         sharp = sharpness(board)
-        result = self.decide(cr, self.steadied(board, probs), blurred=sharp < SHARP_ENOUGH)
+        result = self.decide(cr, self.steadied(board, probs, cr), blurred=sharp < SHARP_ENOUGH)
         result.sharpness = sharp
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
                           for x, y in model.corners()]
