@@ -19,9 +19,8 @@ from .board_data import CORNER_SIGMA, RENDER_SIZE, BoardDataSpec, build
 from .board_model import BoardNet
 from .data_cache import cached
 from .model import parameter_count
+from .seeds import BOARD_SEED, BOARD_VAL_SEED
 
-BOARD_SEED = 2000        # the benchmark uses 9001 (never used here)
-BOARD_VAL_SEED = 2001
 #: heat-map pixels near a corner weigh this much more (they are rare)
 CORNER_WEIGHT = 20.0
 

@@ -1,0 +1,48 @@
+"""``zatre bench vision --seed``: another held-out set, never the training data's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from zatre_vision.cli import main as zatre
+from zatre_vision.training.seeds import TRAINING_SEEDS
+
+
+@pytest.mark.parametrize("seed", sorted(TRAINING_SEEDS))
+def test_training_seeds_are_refused_before_any_work(seed, tmp_path):
+    out = tmp_path / "v.json"
+    res = CliRunner().invoke(zatre, ["bench", "vision", "--seed", str(seed), "--photos", "5",
+                                     "--out", str(out)])
+    assert res.exit_code == 2
+    assert "seed of the training data" in res.output
+    assert "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_another_seed_renders_another_set_and_leaves_the_card_alone(tmp_path, monkeypatch):
+    from zatre_vision.vision import bench
+
+    seen = {}
+
+    def fake_run(photos, model_path, seed, progress, wide, scanned_board):
+        seen.update(photos=photos, seed=seed, wide=wide)
+        return {"set": {"seed": seed}, "board_found_rate": 1.0, "boards_exactly_right": 1.0,
+                "timing_ms_one_thread": {}, "targets_met": {}, "confusion_matrix": [],
+                "cells": {"wrong_rate": 0.0, "uncertain_rate": 0.0, "strict_error_rate": 0.0}}
+
+    monkeypatch.setattr(bench, "run_vision_benchmark", fake_run)
+    monkeypatch.setattr(bench, "confusion_text", lambda res: "")
+    model = tmp_path / "pips.onnx"
+    model.write_bytes(b"")
+    card = tmp_path / "pips.onnx.json"
+    card.write_text("{}")
+    out = tmp_path / "v.json"
+    res = CliRunner().invoke(zatre, ["bench", "vision", "--seed", "8101", "--photos", "5",
+                                     "--model", str(model), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert seen == {"photos": 5, "seed": 8101, "wide": True}
+    assert json.loads(out.read_text())["set"]["seed"] == 8101
+    assert card.read_text() == "{}"   # only the benchmark's own set goes into the card
