@@ -6,7 +6,10 @@ Without it the contract's rule labels the corners (the top edge is the one neare
 top of the image, see ``locate.upright``), which is ambiguous when the board is turned
 about 45 degrees. When the label is clearly seen in exactly one of the four cut
 corners, the corners are labelled so that it is bottom right; when a hand covers it,
-or the light makes everything yellow, the rule stands.
+or the light makes everything yellow, the rule stands, except where the rule itself is
+a toss-up: a board turned about 45 degrees, whose two candidate top edges lie within
+``AMBIGUOUS_DEG`` of each other. There the silver "ZATRE" logo in the top-left cut corner
+(bright, not yellow) decides between the two, when it clearly shows in one of them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import cv2
 import numpy as np
 
 from .geometry import GridModel
-from .locate import relabelled
+from .locate import EDGE_POINTS, relabelled
 
 #: sample points inside the label, grid units (cells (14, 13) .. (14, 14) of the cut
 #: bottom-right corner)
@@ -26,6 +29,75 @@ LABEL_POINTS = np.stack([_U.ravel(), _V.ravel()], axis=1)
 MIN_YELLOW = 0.4
 #: and by this much more than in any other corner
 MIN_LEAD = 0.25
+
+
+#: sample points on the logo (grid units: the top-left cut corner, cells (0, 0) .. (3, 0)
+#: and the margin just above them)
+_LU, _LV = np.meshgrid(np.linspace(-0.35, 3.25, 25), np.linspace(-0.35, 0.3, 5))
+LOGO_POINTS = np.stack([_LU.ravel(), _LV.ravel()], axis=1)
+#: the logo's letters are brighter than this share of the grid lines' level ...
+LOGO_BRIGHT = 0.55
+#: ... and less yellow than this (the label, in the opposite corner, is bright too)
+LOGO_MAX_YELLOW = 0.3
+#: the two candidate top edges are within this many degrees of each other: the rule is
+#: a toss-up there
+AMBIGUOUS_DEG = 15.0
+#: the logo must cover this much more of its spot in the other candidate to win
+MIN_LOGO_LEAD = 0.3
+
+
+def _samples(image: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """BGR (or grey) values of ``image`` at image points ``px`` (N x 2; 0 beyond it)."""
+    px = px.astype(np.float32)
+    out = cv2.remap(image, px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1),
+                    cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return out.reshape(len(px), -1).astype(np.float64)
+
+
+def _yellowness_of(bgr: np.ndarray) -> np.ndarray:
+    rg = np.minimum(bgr[:, 1], bgr[:, 2])
+    return (rg - bgr[:, 0]) / np.maximum(rg, 16.0)
+
+
+def logo_cover(image: np.ndarray, model: GridModel, turns: tuple[int, ...] = (0, 1, 2, 3)
+               ) -> dict[int, float]:
+    """For each labelling in ``turns`` (quarter turns, as ``relabelled``), the share of
+    the logo's spot that is bright and not yellow: the logo's silver letters, in the
+    right labelling."""
+    level = float(np.percentile(_samples(image, model.to_image(EDGE_POINTS)).mean(axis=1), 90))
+    out = {}
+    for s in turns:
+        bgr = _samples(image, relabelled(model, s).to_image(LOGO_POINTS))
+        bright = bgr.mean(axis=1) > LOGO_BRIGHT * max(level, 1.0)
+        out[s] = float(np.mean(bright & (_yellowness_of(bgr) < LOGO_MAX_YELLOW)))
+    return out
+
+
+def _top_edge_angles(model: GridModel) -> np.ndarray:
+    """Per labelling (quarter turns), how far (degrees) its top edge is from running
+    left to right (``locate.upright`` takes the least)."""
+    c = model.corners()
+    d = np.roll(c, -1, axis=0) - c
+    return np.abs(np.degrees(np.arctan2(d[:, 1], d[:, 0])))
+
+
+def by_logo(image: np.ndarray, model: GridModel) -> GridModel:
+    """``model`` (labelled by the rule, ``locate.upright``) relabelled to the other
+    candidate top edge when the two are within ``AMBIGUOUS_DEG`` and the logo clearly
+    shows top left only in that one (a BGR frame); otherwise ``model`` unchanged."""
+    if image.ndim != 3:
+        return model
+    angles = _top_edge_angles(model)
+    order = [int(s) for s in np.argsort(angles)]
+    if order[0] != 0:
+        return model                  # not the rule's labelling: not a tie to break
+    other = order[1]
+    if angles[other] - angles[0] >= AMBIGUOUS_DEG:
+        return model
+    cover = logo_cover(image, model, (0, other))
+    if cover[other] - cover[0] < MIN_LOGO_LEAD:
+        return model
+    return relabelled(model, other)
 
 
 def yellowness(image: np.ndarray, model: GridModel) -> np.ndarray:
@@ -40,19 +112,19 @@ def yellowness(image: np.ndarray, model: GridModel) -> np.ndarray:
         px = px[inside]
         bgr = cv2.remap(image, px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1),
                         cv2.INTER_LINEAR).reshape(-1, 3).astype(np.float64)
-        rg = np.minimum(bgr[:, 1], bgr[:, 2])
-        out[s] = float(np.median((rg - bgr[:, 0]) / np.maximum(rg, 16.0)))
+        out[s] = float(np.median(_yellowness_of(bgr)))
     return out
 
 
 def by_print(image: np.ndarray, model: GridModel) -> GridModel:
     """``model`` relabelled so the yellow label is bottom right, when it is clearly seen
-    (a BGR frame); otherwise ``model`` unchanged."""
+    (a BGR frame); otherwise, where the rule is a toss-up, by the logo (``by_logo``);
+    otherwise ``model`` unchanged."""
     if image.ndim != 3:
         return model
     y = yellowness(image, model)
     order = np.argsort(-y)
     best, second = y[order[0]], y[order[1]]
     if best < MIN_YELLOW or best - second < MIN_LEAD:
-        return model
+        return by_logo(image, model)
     return relabelled(model, int(order[0]))
