@@ -156,3 +156,25 @@ def test_the_mirrored_look_is_tried_when_the_first_outline_gives_no_fit(photos, 
     assert len(looks) == 2 and np.array_equal(looks[1], img[:, ::-1])
     assert found.method == "net"
     assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3
+
+
+def test_a_faint_fit_is_a_board_only_where_a_sure_network_put_it():
+    """``_accept``: a fit with clear lines stands on its own; a faint one needs a sure
+    network outline with every corner within AGREE_CELLS (a cell) of its own."""
+    from zatre_vision.vision.geometry import GridModel, homography_from_corners
+
+    corners = np.array([[100.0, 100.0], [400.0, 100.0], [400.0, 400.0], [100.0, 400.0]])
+    model = GridModel(homography_from_corners(corners), 0.0, 640, 480)
+    cell = model.cell_size_px()
+
+    def outline(dx_cells: float, confidence: float = 0.95) -> BoardOutline:
+        return BoardOutline(corners + [dx_cells * cell, 0.0], confidence)
+
+    accept = fb.BoardLocator._accept
+    faint = (fb.MIN_SCORE + fb.MIN_SCORE_AGREEING) / 2
+    assert accept(fb.MIN_SCORE, model, outline(5.0, 0.1))          # clear lines: a board
+    assert accept(faint, model, outline(0.9))                      # within a cell
+    assert accept(faint, model, outline(fb.AGREE_CELLS - 0.01))
+    assert not accept(faint, model, outline(fb.AGREE_CELLS + 0.05))
+    assert not accept(faint, model, outline(0.2, fb.MIN_CONFIDENCE - 0.05))   # network unsure
+    assert not accept(fb.MIN_SCORE_AGREEING - 0.01, model, outline(0.0))      # no lines
