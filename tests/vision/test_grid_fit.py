@@ -114,3 +114,18 @@ def test_polish_blurs_only_its_window_with_the_same_result(photos, kind):
         assert polished is not None
     if polished is not None:
         assert np.abs(polished.corners() - model.corners()).max() < 0.3 * model.cell_size_px()
+
+
+@pytest.mark.parametrize(("kind", "shift"), [("empty", (0, 3)), ("some", (0, 2)),
+                                             ("hand", (2, 0))])
+def test_fit_from_start_cells_off_along_one_axis_walks_back(photos, kind, shift):
+    """A start several whole cells off along one axis (a network outline cells off):
+    the phase check repeats the same one-cell shift while it keeps winning clearly, and
+    the fit comes back onto the board. (Not always: from three cells off to the left on
+    the "some" photo it stops after one cell, the next shift winning by less than
+    PHASE_CONTINUE_MARGIN.)"""
+    grey, corners, cell = _load(photos, kind)
+    res = fit_from_corners(grey, _shifted_start(corners, *shift))
+    assert res is not None
+    assert _error_cells(res, corners, cell) < 0.3
+    assert res.shift == (-shift[0], -shift[1])
