@@ -19,7 +19,8 @@ then a whole cell). From there:
    cell off. The board layout is not periodic: the model and its one-cell shifts are
    scored by evidence on the layout's lines against evidence on the extended grid's
    non-lines (margin, cut corners), as in ``locate.fix_layout``; after a shift one more
-   line-search round follows.
+   line-search round follows, and the check again: the same shift again, winning by
+   ``PHASE_CONTINUE_MARGIN``, goes on (a fit several cells off along one axis).
 5. **Score.** On the final model's rectification: line contrast as
    ``locate.line_contrast`` (0 no grid, ~0.9 perfect), overall and per quarter.
 6. **Polish.** One ridge search at full resolution (``locate.ridge_search``), kept when
