@@ -63,8 +63,8 @@ MIN_SCORE_AGREEING = 0.35
 #: agreement: every fitted corner within this many cells of the network's corner (a
 #: cell: the network puts a corner of a blurred board up to about a cell off. Session 16,
 #: from 0.75: three more boards found, 086 of the wide set, 202 of seed 8101's, 122 of
-#: the real print's, each blurred beyond the training ranges, their cells then mostly
-#: uncertain instead of every tile wrong: wrong cells 158 -> 98 (all cells of the wide
+#: the real print's, all blurred (086 near the training ranges' limits, the others
+#: beyond them), their cells then mostly uncertain instead of every tile wrong: wrong cells 158 -> 98 (all cells of the wide
 #: set's boards, found or not); no board reported on 300 photos without one; 1.25 and
 #: 1.5 found one more each on seed 8101 only)
 AGREE_CELLS = 1.0
