@@ -417,11 +417,10 @@ def _on_search_image(grey: np.ndarray, model: GridModel) -> tuple[np.ndarray, Gr
 #: the grid's outline, cells beyond the outer lines, that holds every sample of the
 #: polish's ridge search (it reaches half a window plus a ridge's side offset, < 0.2 cell)
 _POLISH_REACH = 0.5
-_OUTLINE = np.concatenate([
-    np.stack([t, np.full_like(t, e)], 1) for e in (-_POLISH_REACH, 15 + _POLISH_REACH)
-    for t in [np.linspace(-_POLISH_REACH, 15 + _POLISH_REACH, 33)]] + [
-    np.stack([np.full_like(t, e), t], 1) for e in (-_POLISH_REACH, 15 + _POLISH_REACH)
-    for t in [np.linspace(-_POLISH_REACH, 15 + _POLISH_REACH, 33)]])
+_OUTLINE_ALONG = np.linspace(-_POLISH_REACH, 15 + _POLISH_REACH, 33)
+_OUTLINE = np.concatenate(
+    [np.stack([_OUTLINE_ALONG, np.full_like(_OUTLINE_ALONG, e)], 1) for e in (_OUTLINE_ALONG[0], _OUTLINE_ALONG[-1])]
+    + [np.stack([np.full_like(_OUTLINE_ALONG, e), _OUTLINE_ALONG], 1) for e in (_OUTLINE_ALONG[0], _OUTLINE_ALONG[-1])])
 
 
 def polish_window(model: GridModel, sigma: float) -> tuple[int, int, int, int] | None:

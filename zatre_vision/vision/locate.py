@@ -601,12 +601,15 @@ def upright(model: GridModel) -> GridModel:
     nearly horizontal edge running left to right (contracts.md: board upright within
     45 degrees). Under perspective two edges can both lie within 45 degrees of
     horizontal; the more horizontal one wins, whatever the labels were before."""
+    return relabelled(model, int(np.argmin(top_edge_angles(model))))
+
+
+def top_edge_angles(model: GridModel) -> np.ndarray:
+    """Per labelling (``relabelled`` by s quarter turns), how far (degrees) its top edge
+    is from running left to right."""
     c = model.corners()
-    angles = []
-    for s in range(4):
-        d = c[(s + 1) % 4] - c[s]
-        angles.append(abs(np.degrees(np.arctan2(d[1], d[0]))))
-    return relabelled(model, int(np.argmin(angles)))
+    d = np.roll(c, -1, axis=0) - c
+    return np.abs(np.degrees(np.arctan2(d[:, 1], d[:, 0])))
 
 
 def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from .geometry import GridModel
-from .locate import EDGE_POINTS, relabelled
+from .locate import EDGE_POINTS, relabelled, top_edge_angles
 
 #: sample points inside the label, grid units (cells (14, 13) .. (14, 14) of the cut
 #: bottom-right corner)
@@ -73,21 +73,13 @@ def logo_cover(image: np.ndarray, model: GridModel, turns: tuple[int, ...] = (0,
     return out
 
 
-def _top_edge_angles(model: GridModel) -> np.ndarray:
-    """Per labelling (quarter turns), how far (degrees) its top edge is from running
-    left to right (``locate.upright`` takes the least)."""
-    c = model.corners()
-    d = np.roll(c, -1, axis=0) - c
-    return np.abs(np.degrees(np.arctan2(d[:, 1], d[:, 0])))
-
-
 def by_logo(image: np.ndarray, model: GridModel) -> GridModel:
     """``model`` (labelled by the rule, ``locate.upright``) relabelled to the other
     candidate top edge when the two are within ``AMBIGUOUS_DEG`` and the logo clearly
     shows top left only in that one (a BGR frame); otherwise ``model`` unchanged."""
     if image.ndim != 3:
         return model
-    angles = _top_edge_angles(model)
+    angles = top_edge_angles(model)
     order = [int(s) for s in np.argsort(angles)]
     if order[0] != 0:
         return model                  # not the rule's labelling: not a tie to break
@@ -109,10 +101,7 @@ def yellowness(image: np.ndarray, model: GridModel) -> np.ndarray:
         inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
         if inside.mean() < 0.75:
             continue
-        px = px[inside]
-        bgr = cv2.remap(image, px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1),
-                        cv2.INTER_LINEAR).reshape(-1, 3).astype(np.float64)
-        out[s] = float(np.median(_yellowness_of(bgr)))
+        out[s] = float(np.median(_yellowness_of(_samples(image, px[inside]))))
     return out
 
 

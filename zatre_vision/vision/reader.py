@@ -126,6 +126,18 @@ def too_dark_for_a_tile(crops: np.ndarray) -> np.ndarray:
     return middle_levels(crops) < TILE_LEVEL
 
 
+def bare_board(cls: np.ndarray, cr: np.ndarray, among: np.ndarray | None = None
+               ) -> np.ndarray:
+    """Per cell (of those ``among``, all by default): a dark (not x2) cell read empty
+    (``cls`` 0) whose crop is ``too_dark_for_a_tile``: bare board, however unsure the
+    reading was."""
+    bare = (cls == 0) & ~IS_LIGHT
+    if among is not None:
+        bare &= among
+    bare[bare] = too_dark_for_a_tile(cr[bare])
+    return bare
+
+
 def oriented(crops: np.ndarray, k: int) -> np.ndarray:
     """(N, S, S) crops in orientation ``k`` of the eight of a square: turned k % 4
     quarter turns, then mirrored left to right when k >= 4."""
@@ -213,9 +225,7 @@ class BoardReader:
         8 of them.)"""
         doubt = probs.max(axis=1) < RECHECK_BELOW
         if cr is not None:
-            dark_empty = doubt & (probs.argmax(axis=1) == 0) & ~IS_LIGHT
-            dark_empty[dark_empty] = too_dark_for_a_tile(cr[dark_empty])
-            doubt &= ~dark_empty
+            doubt &= ~bare_board(probs.argmax(axis=1), cr, doubt)
         doubtful = np.flatnonzero(doubt)
         if len(doubtful) == 0:
             return probs
@@ -296,8 +306,7 @@ class BoardReader:
         own = given[np.arange(len(cls)), cls]
         bright_empty = (cls == 0) & ~IS_LIGHT
         bright_empty[bright_empty] = looks_like_tiles(cr[bright_empty])
-        bare = (raw == 0) & ~IS_LIGHT   # read empty by the network itself
-        bare[bare] = too_dark_for_a_tile(cr[bare])
+        bare = bare_board(raw, cr)   # read empty by the network itself
         checked = (cls > 0) & (cls != OCCLUDED) & (conf < self.veto_confidence)
         counts = count_all(cr, checked)
         cells: dict[str, int] = {}
