@@ -100,7 +100,7 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     board = normalise(rectify_board(grey, model_maps(res.model), res.model.cell_size_px()))
     cr = crops(board)
-    first = reader.classifier.probabilities(cr)
+    first = reader.classifier.probabilities(cr, np.arange(len(CELL_NAMES)))
     # make some cells doubtful dark empties, as a shadow would
     dark = np.flatnonzero(~IS_LIGHT & too_dark_for_a_tile(cr))[:6]
     assert len(dark) == 6
@@ -129,7 +129,7 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
     res = reader.read(img)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     board = normalise(rectify_board(grey, model_maps(res.model), res.model.cell_size_px()))
-    first = reader.classifier.probabilities(crops(board))
+    first = reader.classifier.probabilities(crops(board), np.arange(len(CELL_NAMES)))
     steady = reader.steadied(board, first)
     doubtful = first.max(axis=1) < RECHECK_BELOW
     assert doubtful.any(), "a hand over the board leaves some cells in doubt"
@@ -139,11 +139,11 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
     assert sorted(ORIENTATIONS) == list(range(8))
     j = int(np.flatnonzero(doubtful)[0])
     nine = [first[j]] + [reader.classifier.probabilities(
-        oriented(crops(board, CROP_ORIGINS[j:j + 1] + s), k))[0]
+        oriented(crops(board, CROP_ORIGINS[j:j + 1] + s), k), [j])[0]
         for s, k in zip(SHIFTS, ORIENTATIONS, strict=True)]
     assert np.allclose(steady[j], np.mean(nine, axis=0), atol=1e-6)
     unturned = [first[j]] + [reader.classifier.probabilities(
-        crops(board, CROP_ORIGINS[j:j + 1] + s))[0] for s in SHIFTS]
+        crops(board, CROP_ORIGINS[j:j + 1] + s), [j])[0] for s in SHIFTS]
     assert not np.allclose(steady[j], np.mean(unturned, axis=0), atol=1e-4)
     assert np.allclose(steady.sum(axis=1), 1, atol=1e-5)
     # and the reader decides on the steadied readings (given the crops: bare dark cells

@@ -35,7 +35,7 @@ def test_quick_training_exports_a_usable_model(tmp_path):
     assert card["parameters"] <= 100_000
     assert card["training"]["data_seed"] != 9001
     clf = PipClassifier(out)
-    p = clf.probabilities(np.zeros((5, 24, 24), np.float32))
+    p = clf.probabilities(np.zeros((5, 24, 24), np.float32), np.arange(5))
     assert p.shape == (5, 8)
     # the board finder: a model that loads and maps a frame of any size
     board_card = json.loads((tmp_path / "board.onnx.json").read_text())
@@ -63,15 +63,17 @@ def test_committed_model_is_the_network_model_py_builds():
     builds now: the same convolution kernels in the same order, the card's count."""
     torch = pytest.importorskip("torch", reason="training needs the train extra")
     onnx = pytest.importorskip("onnx", reason="training needs the train extra")
-    from zatre_vision.training.model import ARCHITECTURE, PipNet, parameter_count
+    from zatre_vision.training.model import PipNet, architecture, parameter_count
     from zatre_vision.vision.classify import DEFAULT_MODEL
 
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     width = card["training"]["config"]["width"]
-    net = PipNet(width)
+    cell_kind = card["training"]["config"].get("cell_kind", False)
+    net = PipNet(width, cell_kind)
     assert card["parameters"] == parameter_count(net)
-    assert card["architecture"] == ARCHITECTURE.format(width=width)
+    assert card["architecture"] == architecture(width, cell_kind)
     graph = onnx.load(str(DEFAULT_MODEL)).graph
+    assert [i.name for i in graph.input] == (["crops", "kind"] if cell_kind else ["crops"])
     shapes = {i.name: tuple(i.dims) for i in graph.initializer}
     committed = [shapes[n.input[1]] for n in graph.node if n.op_type == "Conv"]
     built = [tuple(m.weight.shape) for m in net.modules() if isinstance(m, torch.nn.Conv2d)]

@@ -4,7 +4,9 @@ Each photo comes from ``synth.photos.render_photo`` (simulated games, hands, lig
 lens, JPEG). Crops are cut exactly like the reader cuts them, through the true
 camera model (homography plus lens distortion from the truth) slightly jittered, so
 the classifier learns to tolerate the locator's small errors. Labels: 0 empty, 1..6
-pips, 7 occluded (a hand covers the cell, from the truth's ``hidden`` list).
+pips, 7 occluded (a hand covers the cell, from the truth's ``hidden`` list). Each crop
+also keeps the index of its cell (``CELL_NAMES`` order), from which the cell's printed
+kind (light x2 cell or dark cell) is known.
 """
 
 from __future__ import annotations
@@ -30,6 +32,16 @@ class DataSpec:
     wide: bool = False
     keep_empty: float = 0.3
     jitter_cells: float = 0.1
+    #: marble boards drawn for the whole run (``BoardConfig.textures_per_seed``)
+    textures: int = 3
+
+    def synth_config(self):
+        from dataclasses import replace
+
+        from ..synth.config import SynthConfig
+
+        cfg = SynthConfig.wide() if self.wide else SynthConfig()
+        return replace(cfg, board=replace(cfg.board, textures_per_seed=self.textures))
 
 
 def truth_projector(truth: dict):
@@ -83,17 +95,16 @@ def photo_crops(img: np.ndarray, truth: dict, rng: np.random.Generator,
     return crops(board, origins).astype(np.float32), labels_of(truth)
 
 
-def _work(args: tuple[DataSpec, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    from ..synth.config import SynthConfig
+def _work(args: tuple[DataSpec, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from ..synth.photos import render_photo
     from ..synth.scene import Renderer
 
     spec, start, stop = args
     cv2.setNumThreads(1)
-    cfg = SynthConfig.wide() if spec.wide else SynthConfig()
+    cfg = spec.synth_config()
     renderers: dict[tuple[int, int], Renderer] = {}
     games: dict[tuple[int, int], dict] = {}
-    xs, ys = [], []
+    xs, ys, cs = [], [], []
     for i in range(start, stop):
         rng = np.random.default_rng([spec.seed, 77, i])
         size = SIZES[int(rng.choice(len(SIZES), p=SIZE_WEIGHTS))]
@@ -108,28 +119,28 @@ def _work(args: tuple[DataSpec, int, int]) -> tuple[np.ndarray, np.ndarray]:
         keep = (y != 0) | (rng.random(len(y)) < spec.keep_empty)
         xs.append((np.clip(x[keep], 0, 2) * 100).astype(np.uint8))
         ys.append(y[keep])
+        cs.append(np.flatnonzero(keep).astype(np.uint8))
     if not xs:
-        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
-    return np.concatenate(xs), np.concatenate(ys)
+        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.uint8)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(cs)
 
 
 def build(spec: DataSpec, workers: int = 2, chunk: int = 25, progress=None
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """All crops (uint8, value = normalised * 100) and labels for ``spec``."""
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All crops (uint8, value = normalised * 100), their labels and their cells' indices
+    (``CELL_NAMES`` order) for ``spec``; ``progress(photos)`` after each chunk."""
     jobs = [(spec, s, min(s + chunk, spec.photos)) for s in range(0, spec.photos, chunk)]
-    xs, ys = [], []
-    if workers <= 1:
-        results = map(_work, jobs)
-        for x, y in results:
-            xs.append(x)
-            ys.append(y)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def collect(results) -> None:
+        for (_, start, stop), part in zip(jobs, results, strict=True):
+            parts.append(part)
             if progress:
-                progress(len(x))
+                progress(stop - start)
+
+    if workers <= 1:
+        collect(map(_work, jobs))
     else:
         with ProcessPoolExecutor(workers) as ex:
-            for x, y in ex.map(_work, jobs):
-                xs.append(x)
-                ys.append(y)
-                if progress:
-                    progress(len(x))
-    return np.concatenate(xs), np.concatenate(ys)
+            collect(ex.map(_work, jobs))
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))

@@ -17,9 +17,10 @@ from tqdm import tqdm
 
 from ..vision.cells import CROP, MARGIN, PPC
 from ..vision.classify import CLASSES
+from ..vision.geometry import IS_LIGHT
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
-from .model import ARCHITECTURE, PipNet, parameter_count
+from .model import PipNet, architecture, parameter_count
 from .seeds import TRAIN_SEED, VAL_SEED
 
 
@@ -35,9 +36,14 @@ class TrainConfig:
     degrade: float = 0.45
     seed: int = TRAIN_SEED
     workers: int = 2
+    #: marble boards drawn for the training photos (and for the validation photos; 3
+    #: before session 17)
+    textures: int = 8
+    #: the network also takes each crop's cell kind (light x2 cell or not)
+    cell_kind: bool = True
 
 
-QUICK = TrainConfig(photos=8, val_photos=4, epochs=1, workers=1)
+QUICK = TrainConfig(photos=8, val_photos=4, epochs=1, workers=1, textures=2)
 
 #: ``_degrade``: Gaussian sigma (crop px), share of motion kernels and their length,
 #: contrast kept (low end) and how often, noise
@@ -97,10 +103,17 @@ def _degrade(x: torch.Tensor, g: torch.Generator, share: float) -> torch.Tensor:
     return out + noise * torch.randn(out.shape, generator=g)
 
 
-def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray) -> dict:
+def kinds(cells: np.ndarray) -> np.ndarray:
+    """(N, 1) float32: 1.0 where the cell (index in ``CELL_NAMES`` order) is a light x2
+    cell: the classifier's second input when it takes the cell kind."""
+    return IS_LIGHT[cells].astype(np.float32)[:, None]
+
+
+def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray, kind: np.ndarray) -> dict:
     model.eval()
     with torch.no_grad():
-        logits = torch.cat([model(torch.from_numpy(x[i:i + 1024]))
+        logits = torch.cat([model(torch.from_numpy(x[i:i + 1024]),
+                                  torch.from_numpy(kind[i:i + 1024]))
                             for i in range(0, len(x), 1024)])
     pred = logits.argmax(1).numpy()
     cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
@@ -110,11 +123,32 @@ def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray) -> dict:
 
 
 def export_onnx(model: nn.Module, path: Path) -> None:
+    """ONNX, opset 17, any batch size; inputs ``crops`` (and ``kind`` when the network
+    takes the cell kind), output ``logits``."""
     model.eval()
-    dummy = torch.zeros(193, 1, CROP, CROP)
-    torch.onnx.export(model, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
-                      dynamo=False)
+    args: tuple = (torch.zeros(193, 1, CROP, CROP),)
+    names = ["crops"]
+    if getattr(model, "cell_kind", False):
+        args += (torch.zeros(193, 1),)
+        names.append("kind")
+    torch.onnx.export(model, args, str(path), input_names=names, output_names=["logits"],
+                      dynamic_axes={n: {0: "n"} for n in [*names, "logits"]},
+                      opset_version=17, dynamo=False)
+
+
+def data_specs(cfg: TrainConfig) -> tuple[DataSpec, DataSpec]:
+    """The training and validation data of ``cfg``."""
+    return (DataSpec(cfg.seed, cfg.photos, textures=cfg.textures),
+            DataSpec(VAL_SEED, cfg.val_photos, textures=cfg.textures))
+
+
+def render_data(cfg: TrainConfig, progress=None) -> dict[str, np.ndarray]:
+    """Crops, labels and cell indices of the training (x, y, c) and validation (vx, vy,
+    vc) photos."""
+    spec, vspec = data_specs(cfg)
+    x8, y, c = build(spec, cfg.workers, 25, progress)
+    vx8, vy, vc = build(vspec, cfg.workers, 25, progress)
+    return {"x": x8, "y": y, "c": c, "vx": vx8, "vy": vy, "vc": vc}
 
 
 def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None = None
@@ -124,32 +158,29 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(max(1, cfg.workers))
-    spec = DataSpec(cfg.seed, cfg.photos)
-    vspec = DataSpec(VAL_SEED, cfg.val_photos)
+    spec, _ = data_specs(cfg)
     bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render crops", unit="photo",
                file=sys.stderr, disable=not progress)
-    chunk = 25
 
-    def tick(_n: int) -> None:
-        bar.update(chunk)
+    def tick(photos: int) -> None:
+        bar.update(photos)
 
     rendered = False
 
     def render() -> dict[str, np.ndarray]:
         nonlocal rendered
         rendered = True
-        x8, y = build(spec, cfg.workers, chunk, tick)
-        vx8, vy = build(vspec, cfg.workers, chunk, tick)
-        return {"x": x8, "y": y, "vx": vx8, "vy": vy}
+        return render_data(cfg, tick)
 
     data = cached(cache, cfg, render)
     x8, y, vx8, vy = data["x"], data["y"], data["vx"], data["vy"]
+    kind, vkind = kinds(data["c"]), kinds(data["vc"])
     bar.close()
     x = x8.astype(np.float32)[:, None] / 100.0
     vx = vx8.astype(np.float32)[:, None] / 100.0
     t_data = time.perf_counter() - t0
 
-    model = PipNet(cfg.width)
+    model = PipNet(cfg.width, cfg.cell_kind)
     counts = np.bincount(y, minlength=len(CLASSES)).astype(np.float64)
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
     weights = weights / weights.mean()
@@ -158,7 +189,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     steps = cfg.epochs * max(1, len(x) // cfg.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=steps + 1)
     g = torch.Generator().manual_seed(cfg.seed)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    xt, yt, kt = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(kind)
     history = []
     for epoch in range(cfg.epochs):
         model.train()
@@ -172,13 +203,13 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
             xb = _augment(xt[idx], g)
             if cfg.degrade > 0:
                 xb = _degrade(xb, g, cfg.degrade)
-            loss = loss_fn(model(xb), yt[idx])
+            loss = loss_fn(model(xb, kt[idx]), yt[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach())
-        val = evaluate(model, vx, vy)
+        val = evaluate(model, vx, vy, vkind)
         history.append({"epoch": epoch + 1, "loss": round(total / nb, 4),
                         "val_accuracy": round(val["accuracy"], 5)})
         if progress:
@@ -186,7 +217,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
                   file=sys.stderr)
     out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(model, out)
-    val = evaluate(model, vx, vy)
+    val = evaluate(model, vx, vy, vkind)
     card = {
         "name": "zatre-pips",
         "classes": list(CLASSES),
@@ -194,12 +225,15 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
         "input": {"layout": "N x 1 x 24 x 24, float32", "channels": "grey",
                   "normalisation": "rectified board divided by its 98th percentile "
                                    "(bright level = 1.0), see zatre_vision/vision/cells.py",
-                  "pixels_per_cell": PPC, "crop_cells": CROP / PPC, "board_margin": MARGIN},
+                  "pixels_per_cell": PPC, "crop_cells": CROP / PPC, "board_margin": MARGIN,
+                  **({"kind": "N x 1, float32: 1.0 for a light x2 cell, else 0.0"}
+                     if cfg.cell_kind else {})},
         "output": "logits, softmax gives class probabilities",
         "parameters": parameter_count(model),
-        "architecture": ARCHITECTURE.format(width=cfg.width),
+        "architecture": architecture(cfg.width, cfg.cell_kind),
         "training": {"config": asdict(cfg), "data_seed": cfg.seed, "validation_seed": VAL_SEED,
-                     "synth_config": "SynthConfig() (default ranges)",
+                     "synth_config": "SynthConfig() (default ranges), "
+                                     f"{cfg.textures} marble boards",
                      "photo_sizes": [list(s) for s in SIZES], "size_weights": list(SIZE_WEIGHTS),
                      "crops": int(len(y)), "class_counts": counts.astype(int).tolist(),
                      "jitter_cells": spec.jitter_cells, "keep_empty": spec.keep_empty,

@@ -2,7 +2,9 @@
 
 The model takes normalised grey crops, shape (N, 1, CROP, CROP), and returns one row of
 class scores per crop. Classes are named in the card: ``empty``, ``1`` .. ``6``,
-``occluded``. Only onnxruntime is needed at run time.
+``occluded``. A model with a second input, ``kind`` (N, 1), also takes each crop's printed
+cell kind (1.0 on a light x2 cell): the caller then says which cell each crop shows.
+Only onnxruntime is needed at run time.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .geometry import IS_LIGHT
 from .onnx_session import open_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pips.onnx"
@@ -56,12 +59,23 @@ class PipClassifier:
         if self.card.classes != CLASSES:
             raise ModelError(f"{self.path}: classes {self.card.classes} are not {CLASSES}")
         self.session = open_session(self.path, threads, ModelError)
-        self.input_name = self.session.get_inputs()[0].name
+        inputs = [i.name for i in self.session.get_inputs()]
+        if inputs not in (["crops"], ["crops", "kind"]):
+            raise ModelError(f"{self.path}: inputs {inputs} are not crops (and kind)")
+        #: the model also takes each crop's cell kind (light x2 cell or not)
+        self.takes_kind = len(inputs) == 2
         s = self.card.input_size
-        self.probabilities(np.zeros((193, s, s), np.float32))  # warm-up
+        self.probabilities(np.zeros((193, s, s), np.float32), np.arange(193))  # warm-up
 
-    def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(N, 8) class probabilities for (N, S, S) normalised crops."""
-        x = np.ascontiguousarray(crops[:, None, :, :], np.float32)
-        logits = self.session.run(None, {self.input_name: x})[0]
+    def probabilities(self, crops: np.ndarray, cells: np.ndarray | None = None
+                      ) -> np.ndarray:
+        """(N, 8) class probabilities for (N, S, S) normalised crops of the cells
+        ``cells`` (N indices in ``CELL_NAMES`` order; needed when the model takes the
+        cell kind)."""
+        feed = {"crops": np.ascontiguousarray(crops[:, None, :, :], np.float32)}
+        if self.takes_kind:
+            if cells is None or len(cells) != len(crops):
+                raise ValueError("this pip model needs the cell of every crop")
+            feed["kind"] = IS_LIGHT[np.asarray(cells)].astype(np.float32)[:, None]
+        logits = self.session.run(None, feed)[0]
         return softmax(logits.astype(np.float64))

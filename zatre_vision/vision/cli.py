@@ -123,8 +123,13 @@ def _resize(img, f: float):
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="Keep the rendered training data here and reuse it when the data "
                    "settings are the same (a re-run skips the rendering).")
+@click.option("--textures", type=click.IntRange(1, 64), default=None,
+              help="Pip classifier: marble boards drawn for its training photos.")
+@click.option("--cell-kind/--no-cell-kind", default=None,
+              help="Pip classifier: whether it also takes each cell's kind (light x2 or not).")
 def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
-          epochs: int | None, workers: int | None, cache_dir: str | None) -> None:
+          epochs: int | None, workers: int | None, cache_dir: str | None,
+          textures: int | None, cell_kind: bool | None) -> None:
     """Train the pip classifier and the board finder on synthetic photos and export
     them to ONNX (CPU)."""
     from dataclasses import replace
@@ -140,7 +145,9 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
                if v is not None}
     report: dict = {}
     if which in ("all", "pips"):
-        cfg = replace(QUICK if quick else TrainConfig(), **changes)
+        pip_changes = {k: v for k, v in (("textures", textures), ("cell_kind", cell_kind))
+                       if v is not None}
+        cfg = replace(QUICK if quick else TrainConfig(), **changes, **pip_changes)
         card = run_train(cfg, Path(out), progress=True,
                          cache=Path(cache_dir) / "pips-data.npz" if cache_dir else None)
         report["pips"] = {"model": out, "parameters": card["parameters"],

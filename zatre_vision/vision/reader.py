@@ -65,6 +65,8 @@ SHIFTS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or d
 #: the orientation (``oriented``) each moved crop is read in: the seven turns and
 #: mirrors of a square, then the crop as it is
 ORIENTATIONS = (1, 2, 3, 4, 5, 6, 7, 0)
+#: every cell's index, in the order ``crops`` cuts them
+ALL_CELLS = np.arange(len(CELL_NAMES))
 
 
 @dataclass
@@ -206,7 +208,7 @@ class BoardReader:
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
         cr = crops(board)
-        return board, cr, self.classifier.probabilities(cr)
+        return board, cr, self.classifier.probabilities(cr, ALL_CELLS)
 
     def steadied(self, board: np.ndarray, probs: np.ndarray,
                  cr: np.ndarray | None = None) -> np.ndarray:
@@ -233,7 +235,7 @@ class BoardReader:
         moved = crops(board, origins).reshape(len(SHIFTS), len(doubtful), CROP, CROP)
         turned = np.concatenate([oriented(m, k) for m, k in
                                  zip(moved, ORIENTATIONS, strict=True)])
-        readings = self.classifier.probabilities(turned)
+        readings = self.classifier.probabilities(turned, np.tile(doubtful, len(SHIFTS)))
         out = probs.copy()
         out[doubtful] = (probs[doubtful] + readings.reshape(len(SHIFTS), len(doubtful), -1)
                          .sum(axis=0)) / (len(SHIFTS) + 1)
