@@ -49,6 +49,13 @@ UNCONFIRMED_CONFIDENCE = 0.8
 #: the floor at 0.6 then: uncertain 1,613 -> 1,568, exact boards 119 -> 120 of 287, no
 #: more wrong cells (the floor itself there: 6 more wrong); training ranges unchanged.
 UNCOUNTED_MARGIN = 0.1
+#: on a blurred photo (``sharpness`` below SHARP_ENOUGH) a light x2 cell is empty only
+#: from this probability of "empty" on: a blurred tile and a bare light cell are both a
+#: plain bright square, and the network that knows the cell's kind calls such tiles
+#: empty less often but more surely (session 17). Chosen on wide seed 7001 (first 150
+#: photos: wrong cells 464 -> 454, uncertain 680 -> 754, exact boards 81 -> 81 of 147;
+#: 0.8: 461 / 704 / 81; 0.95: 452 / 808 / 79), then seen on the benchmark sets.
+LIGHT_EMPTY_BLURRED = 0.9
 #: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
 #: to look like a tile
 TILE_BRIGHT = 0.6
@@ -289,7 +296,8 @@ class BoardReader:
         UNCOUNTED_MARGIN where the count sees a tile's brightness but cannot count); a lone
         occluded call that stays unsure stays occluded. (Wide benchmark set: exact
         boards 88 -> 106 of 287, wrong cells 107 -> 108; training ranges 125 -> 136
-        of 193, no wrong cell.)"""
+        of 193, no wrong cell.) On a ``blurred`` photo a light x2 cell read empty needs
+        LIGHT_EMPTY_BLURRED of the network's own probability of "empty"."""
         floor = self.blurred_confidence if blurred else self.min_confidence
         uncounted = min(floor + UNCOUNTED_MARGIN, self.unconfirmed_confidence)
         given = probs
@@ -325,6 +333,8 @@ class BoardReader:
                 doubt = False  # "empty", and too dark for a tile: bare board
             if bright_empty[i]:
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
+            if blurred and c == 0 and IS_LIGHT[i] and own[i] < LIGHT_EMPTY_BLURRED:
+                doubt = True  # a blurred tile on a light cell looks like the bare cell
             # the classical count disagrees, or cannot confirm the tile and the CNN is
             # not quite sure either
             if checked[i] and counts[i] > 0 and counts[i] != c:

@@ -1,0 +1,58 @@
+"""On a blurred photo a light x2 cell read empty needs LIGHT_EMPTY_BLURRED of the
+network's own probability of "empty": a blurred tile there looks like the bare cell.
+Dark cells, sharp photos and sure readings are decided as before."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zatre_vision.vision.cells import CROP
+from zatre_vision.vision.classify import CLASSES
+from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.reader import LIGHT_EMPTY_BLURRED
+
+N = len(CELL_NAMES)
+LIGHT = int(np.flatnonzero(IS_LIGHT)[3])
+DARK = int(np.flatnonzero(~IS_LIGHT)[40])
+#: a plain bright square, as a bare light cell or a blurred tile looks
+BRIGHT = 0.8
+
+
+def _probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
+    p = np.zeros((N, len(CLASSES)), np.float32)
+    p[:, 0] = 1.0
+    for i, row in rows.items():
+        p[i] = 0.0
+        for c, v in row.items():
+            p[i, c] = v
+    return p
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.72, 0.99), st.sampled_from([2, 5]))
+def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader, empty, rival):
+    crops = np.full((N, CROP, CROP), BRIGHT, np.float32)
+    row = {0: empty, rival: 1.0 - empty}
+    probs = _probs({LIGHT: row, DARK: row})
+    blurred = reader.decide(crops, probs, blurred=True)
+    light, dark = CELL_NAMES[LIGHT], CELL_NAMES[DARK]
+    # both are above the blurred floor (0.7): sure but for the new bar
+    assert (light in blurred.uncertain) == (empty < LIGHT_EMPTY_BLURRED)
+    assert light not in blurred.cells
+    # a dark cell is not concerned (a bright square there is a tile: looks_like_tiles)
+    assert (dark in blurred.uncertain) == (dark in reader.decide(
+        crops, probs, blurred=False).uncertain)
+    # on a sharp photo the light cell is empty from the ordinary floor on
+    sharp = reader.decide(crops, probs, blurred=False)
+    assert light not in sharp.uncertain and light not in sharp.cells
+
+
+def test_tiles_on_light_cells_of_a_blurred_photo_are_not_affected(reader):
+    crops = np.full((N, CROP, CROP), BRIGHT, np.float32)
+    probs = _probs({LIGHT: {4: 0.97, 0: 0.03}})
+    res = reader.decide(crops, probs, blurred=True)
+    assert res.cells.get(CELL_NAMES[LIGHT]) == 4
+    # the other light cells, read empty at 1.0, stay empty
+    assert not (set(res.uncertain) & {CELL_NAMES[i] for i in np.flatnonzero(IS_LIGHT)})
