@@ -9,25 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import CLASSES
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import LIGHT_EMPTY_BLURRED
+
+from .cell_probs import cell_probs as _probs
 
 N = len(CELL_NAMES)
 LIGHT = int(np.flatnonzero(IS_LIGHT)[3])
 DARK = int(np.flatnonzero(~IS_LIGHT)[40])
 #: a plain bright square, as a bare light cell or a blurred tile looks
 BRIGHT = 0.8
-
-
-def _probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
-    p = np.zeros((N, len(CLASSES)), np.float32)
-    p[:, 0] = 1.0
-    for i, row in rows.items():
-        p[i] = 0.0
-        for c, v in row.items():
-            p[i, c] = v
-    return p
 
 
 @settings(max_examples=40, deadline=None)

@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import CLASSES, OCCLUDED
+from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_COLROW, CELL_NAMES
 from zatre_vision.vision.reader import no_hand_near
+
+from .cell_probs import cell_probs as _probs
 
 N = len(CELL_NAMES)
 E5 = CELL_NAMES.index("E5")
@@ -32,16 +34,6 @@ def test_no_hand_near_means_no_occluded_call_at_chessboard_distance_one(occluded
         near = [j for j in occluded
                 if j != i and np.abs(CELL_COLROW[j] - CELL_COLROW[i]).max() == 1]
         assert alone[i] == (not near)
-
-
-def _probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
-    p = np.zeros((N, len(CLASSES)), np.float32)
-    p[:, 0] = 1.0
-    for i, row in rows.items():
-        p[i] = 0.0
-        for c, v in row.items():
-            p[i, c] = v
-    return p
 
 
 def test_a_lone_call_takes_a_sure_second_reading(reader):
