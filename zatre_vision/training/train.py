@@ -16,8 +16,7 @@ from torch import nn
 from tqdm import tqdm
 
 from ..vision.cells import CROP, MARGIN, PPC
-from ..vision.classify import CLASSES
-from ..vision.geometry import IS_LIGHT
+from ..vision.classify import CLASSES, kind_input
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
 from .model import PipNet, architecture, parameter_count
@@ -103,12 +102,6 @@ def _degrade(x: torch.Tensor, g: torch.Generator, share: float) -> torch.Tensor:
     return out + noise * torch.randn(out.shape, generator=g)
 
 
-def kinds(cells: np.ndarray) -> np.ndarray:
-    """(N, 1) float32: 1.0 where the cell (index in ``CELL_NAMES`` order) is a light x2
-    cell: the classifier's second input when it takes the cell kind."""
-    return IS_LIGHT[cells].astype(np.float32)[:, None]
-
-
 def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray, kind: np.ndarray) -> dict:
     model.eval()
     with torch.no_grad():
@@ -174,7 +167,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
 
     data = cached(cache, cfg, render)
     x8, y, vx8, vy = data["x"], data["y"], data["vx"], data["vy"]
-    kind, vkind = kinds(data["c"]), kinds(data["vc"])
+    kind, vkind = kind_input(data["c"]), kind_input(data["vc"])
     bar.close()
     x = x8.astype(np.float32)[:, None] / 100.0
     vx = vx8.astype(np.float32)[:, None] / 100.0

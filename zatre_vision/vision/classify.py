@@ -42,6 +42,12 @@ class ModelCard:
             raise ModelError(f"{path}: unusable model card ({exc})") from None
 
 
+def kind_input(cells) -> np.ndarray:
+    """The ``kind`` input for crops of ``cells`` (indices in ``CELL_NAMES`` order):
+    (N, 1) float32, 1.0 on a light x2 cell. Training feeds the network the same."""
+    return IS_LIGHT[np.asarray(cells)].astype(np.float32)[:, None]
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -76,6 +82,6 @@ class PipClassifier:
         if self.takes_kind:
             if cells is None or len(cells) != len(crops):
                 raise ValueError("this pip model needs the cell of every crop")
-            feed["kind"] = IS_LIGHT[np.asarray(cells)].astype(np.float32)[:, None]
+            feed["kind"] = kind_input(cells)
         logits = self.session.run(None, feed)[0]
         return softmax(logits.astype(np.float64))
