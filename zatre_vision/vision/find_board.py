@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
@@ -43,7 +44,7 @@ from .border import (
 )
 from .geometry import GridModel
 from .grid_fit import FitResult, fit_from_corners, score_corner_sets, score_model, shifted
-from .locate import LocateResult, locate, to_grey
+from .locate import LocateResult, coarse_grid_corners, locate, to_grey
 from .orient import by_print
 
 #: a fit this good overall and in its worst quarter ends the search over starts
@@ -68,6 +69,9 @@ MIN_SCORE_AGREEING = 0.35
 #: set's boards, found or not); no board reported on 300 photos without one; 1.25 and
 #: 1.5 found one more each on seed 8101 only)
 AGREE_CELLS = 1.0
+#: a faint texture fit and a faint fit from the network's corners agree when every
+#: corner of one is within this many cells of the other's
+FITS_AGREE_CELLS = 0.5
 #: the network's outline must be this sure to vouch for a faint fit
 MIN_CONFIDENCE = 0.8
 #: of the grids moved towards the board, this many (darkest border first) are tried
@@ -207,6 +211,71 @@ def _oriented(image: np.ndarray, r: LocateResult) -> LocateResult:
     return LocateResult(cands[0][0] if cands else r.model, r.score, r.inliers, cands)
 
 
+def settled_fit(grey: np.ndarray, starts: list[np.ndarray]) -> FitResult | None:
+    """Grid fits from each of ``starts`` (corner sets, best guess first), each followed
+    by fits from its own corners while it is not yet settled (good, and every quarter
+    at least SETTLED_QUARTER: a fit that caught the wrong line at one corner usually
+    lands nearer) and the fits improve; stops at the first settled fit and otherwise
+    returns the best by overall and worst-quarter line contrast."""
+    best, best_rank = None, -np.inf
+    for corners in starts:
+        start, last_rank = corners, -np.inf
+        for _ in range(FITS_PER_START):
+            fit = fit_from_corners(grey, start)
+            if fit is None:
+                break
+            rank = _rank(fit.score, fit.quarters)
+            if rank > best_rank:
+                best, best_rank = fit, rank
+            if _good(fit) and min(fit.quarters) >= SETTLED_QUARTER:
+                return fit
+            if rank <= last_rank:
+                break          # refitting no longer helps
+            start, last_rank = fit.model.corners(), rank
+    return best
+
+
+def fits_agree(fit: FitResult, other: FitResult | None) -> bool:
+    """A faint ``fit`` (line contrast from MIN_SCORE_AGREEING) counts as the board when
+    ``other``, a fit from different starts, lands on the same grid: every corner within
+    FITS_AGREE_CELLS."""
+    if other is None or min(fit.score, other.score) < MIN_SCORE_AGREEING:
+        return False
+    gap = corner_gap_cells(fit.model.corners(), other.model.corners(),
+                           fit.model.cell_size_px())
+    return gap <= FITS_AGREE_CELLS
+
+
+def inside(quad: np.ndarray, model: GridModel) -> bool:
+    """Is the middle of ``model``'s grid inside the quadrilateral ``quad`` (4 x 2)?"""
+    centre = model.to_image(np.array([[7.5, 7.5]]))[0]
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
+                                (float(centre[0]), float(centre[1])), False) >= 0
+
+
+def texture_fit(grey: np.ndarray) -> FitResult | None:
+    """The best grid fit (``_rank``) started from the classical search's coarse
+    outlines (``locate.coarse_grid_corners``: the region of strong small-scale contrast
+    taken as the cardboard), each moved onto the board (``onto_the_board``) and, when
+    still not good, tried with one corner moved (``one_corner_off``). Where the network
+    misreads a whole board (an outline several cells off, a sure mask bulging over a
+    cloth) and the search's own line fit fails, these starts are often within a cell
+    or two (~0.6-1 s; only on frames where nothing found a good fit)."""
+    best = None
+    for corners in coarse_grid_corners(grey):
+        fit = settled_fit(grey, [corners])
+        if fit is None:
+            continue
+        fit = onto_the_board(grey, fit)
+        if not _good(fit):
+            moved = one_corner_off(grey, fit.model.corners())
+            if moved is not None and moved.score > fit.score:
+                fit = moved
+        if best is None or _rank(fit.score, fit.quarters) > _rank(best.score, best.quarters):
+            best = fit
+    return best
+
+
 class BoardLocator:
     """Finds the board in frames; loads the board network once (if present)."""
 
@@ -226,14 +295,35 @@ class BoardLocator:
         grey = to_grey(image) if grey is None else grey
         outline = self.finder.find(image) if self.finder is not None else None
         fit = self._best_fit(grey, outline) if outline is not None else None
+        #: a fit from the network's corners too faint to stand alone, kept as a witness
+        #: for the texture fit
+        faint = fit if fit is not None and fit.score >= MIN_SCORE_AGREEING else None
         if fit is not None and not self._accept(fit.score, fit.model, outline):
             fit = None
         if fit is not None:
             fit = onto_the_board(grey, fit)
         if fit is not None and _good(fit):
             return self._net_result(image, fit)
-        # no fit from the network's corners, or only a faint one: the classical search
-        # (a faint fit is often a cell or more off; the search then usually does better)
+        found = self._searched(image, grey, outline, fit)
+        if ((not found.result.found or found.result.score < GOOD_SCORE)
+                and outline is not None and outline.confidence >= MIN_CONFIDENCE):
+            # nothing found, or only faint lines, where the network is sure of a board:
+            # fits from the textured region's outline (``texture_fit``), which owe
+            # nothing to the network's corners; one is taken where it lies on the
+            # network's board (cloth grain alone can give a grid-like fit)
+            tex = texture_fit(grey)
+            if (tex is not None and inside(outline.corners, tex.model)
+                    and (tex.score >= MIN_SCORE or fits_agree(tex, faint))
+                    and (not found.result.found or tex.score > found.result.score)):
+                return self._net_result(image, tex, "texture")
+        return found
+
+    def _searched(self, image: np.ndarray, grey: np.ndarray, outline: BoardOutline | None,
+                  fit: FitResult | None) -> Located:
+        """No good fit from the network's corners (``fit``: a faint one, or None): the
+        classical search (a faint fit is often a cell or more off; the search then
+        usually does better) and, where that finds nothing clear either, a second look
+        from the network's outline (``_second_look``)."""
         r = locate(grey)
         if fit is not None and (not r.found or r.score <= fit.score):
             return self._net_result(image, fit)
@@ -276,33 +366,13 @@ class BoardLocator:
         return fit
 
     @staticmethod
-    def _net_result(image: np.ndarray, fit: FitResult) -> Located:
+    def _net_result(image: np.ndarray, fit: FitResult, method: str = "net") -> Located:
         model = by_print(image, fit.model)
-        return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)), "net")
+        return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)), method)
 
     @staticmethod
     def _best_fit(grey: np.ndarray, outline: BoardOutline) -> FitResult | None:
-        """Grid fits from the outline's starts, each followed by fits from its own
-        corners while it is not yet settled (good, and every quarter at least
-        SETTLED_QUARTER: a fit that caught the wrong line at one corner usually lands
-        nearer) and the fits improve; stops at the first settled fit and otherwise
-        returns the best by overall and worst-quarter line contrast."""
-        best, best_rank = None, -np.inf
-        for corners in outline.starts():
-            start, last_rank = corners, -np.inf
-            for _ in range(FITS_PER_START):
-                fit = fit_from_corners(grey, start)
-                if fit is None:
-                    break
-                rank = _rank(fit.score, fit.quarters)
-                if rank > best_rank:
-                    best, best_rank = fit, rank
-                if _good(fit) and min(fit.quarters) >= SETTLED_QUARTER:
-                    return fit
-                if rank <= last_rank:
-                    break          # refitting no longer helps
-                start, last_rank = fit.model.corners(), rank
-        return best
+        return settled_fit(grey, outline.starts())
 
     @staticmethod
     def _accept(score: float, model, outline: BoardOutline) -> bool:

@@ -284,6 +284,14 @@ def _initial_models(quad: np.ndarray, width: int, height: int) -> list[GridModel
     return models
 
 
+def coarse_grid_corners(grey: np.ndarray) -> list[np.ndarray]:
+    """Outer grid corners (4 x 2, TL TR BR BL, full-image pixels) implied by each of the
+    ``coarse_quads`` taken as the cardboard's outline: starts for a grid fit that owe
+    nothing to the board network."""
+    h, w = grey.shape[:2]
+    return [_initial_models(q, w, h)[0].corners() for q in coarse_quads(grey)]
+
+
 # -- profile alignment (coarse -> about a tenth of a cell) -------------------------------
 
 PPC = 16                    # rectified pixels per cell for the profile step
