@@ -160,3 +160,25 @@ def test_a_board_the_network_misplaces_is_read_end_to_end():
     wrong = sum(1 for j, n in enumerate(CELL_NAMES) if labels[j] != OCCLUDED
                 and n not in res.uncertain and res.cells.get(n, 0) != labels[j])
     assert int((labels > 0).sum() - (labels == OCCLUDED).sum()) > 60 and wrong <= 2
+
+
+@pytest.mark.parametrize(("cells_off", "method"), [(0, "classical"), (2, "texture")])
+def test_a_faint_result_is_replaced_only_by_a_texture_fit_on_another_grid(
+        photos, monkeypatch, cells_off, method):
+    """A faint search result (0.55) two cells off is replaced by the texture fit's
+    clearer grid; one on the same grid as the texture fit is kept (the two differ by a
+    fraction of a line there, and neither is known to be nearer)."""
+    img, truth, cell = _photo(photos, "some")
+    right = fb.fit_from_corners(to_grey(img), truth)
+    searched = shift_model(right.model, cells_off, 0)
+    locator = fb.BoardLocator()
+    monkeypatch.setattr(locator.finder, "find",
+                        lambda image: BoardOutline(_bulging(truth, 3.0, cell), 0.95))
+    monkeypatch.setattr(locator, "_searched", lambda image, grey, outline, fit: fb.Located(
+        LocateResult(searched, 0.55, 100, ((searched, 0.55),)), "classical"))
+    monkeypatch.setattr(fb, "texture_fit", lambda grey: right)
+    found = locator.locate(img)
+    assert found.method == method
+    assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3 + cells_off
+    if method == "texture":
+        assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3

@@ -23,7 +23,13 @@
    misplaces), then the same with the network's corners of the mirrored frame
    (``mirrored_corners``); a good fit from there is the board, where the search found
    none or one with less clear lines.
-7. The corners are labelled by the board's print (``orient.by_print``: the yellow
+7. When all that leaves no board or only a faint one and the network is sure of a
+   board, it may have misread the whole board (a mask bulging over a cloth, an outline
+   many cells off): grid fits from the classical search's coarse outline
+   (``texture_fit``) are tried; one inside the network's outline is the board from
+   MIN_SCORE, or fainter where the faint fit from the network's corners agrees
+   (``fits_agree``), and wins over a faint result with less clear lines.
+8. The corners are labelled by the board's print (``orient.by_print``: the yellow
    label is bottom right) where it is seen, else by the contract's rule.
 """
 
@@ -314,9 +320,18 @@ class BoardLocator:
             tex = texture_fit(grey)
             if (tex is not None and inside(outline.corners, tex.model)
                     and (tex.score >= MIN_SCORE or fits_agree(tex, faint))
-                    and (not found.result.found or tex.score > found.result.score)):
+                    and (not found.result.found or self._elsewhere(tex, found.result))):
                 return self._net_result(image, tex, "texture")
         return found
+
+    @staticmethod
+    def _elsewhere(tex: FitResult, found: LocateResult) -> bool:
+        """Does the texture fit ``tex`` beat the faint ``found``: clearer lines on another
+        grid (a cell or more off)? On the same grid the two differ by a fraction of a
+        line, and ``found`` is kept."""
+        gap = corner_gap_cells(tex.model.corners(), found.model.corners(),
+                               tex.model.cell_size_px())
+        return tex.score > found.score and gap > FITS_AGREE_CELLS
 
     def _searched(self, image: np.ndarray, grey: np.ndarray, outline: BoardOutline | None,
                   fit: FitResult | None) -> Located:
