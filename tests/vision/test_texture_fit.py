@@ -61,8 +61,8 @@ def test_a_sure_network_that_misplaces_the_whole_board_is_mended_by_the_texture(
     img, truth, cell = _photo(photos, "some")
     box = _bulging(truth, 5.0, cell)
     locator = _misled(monkeypatch, BoardOutline(box, confidence))
-    assert locator._best_fit(to_grey(img), BoardOutline(box, confidence)) is None or \
-        not fb._good(locator._best_fit(to_grey(img), BoardOutline(box, confidence)))
+    from_net = locator._best_fit(to_grey(img), BoardOutline(box, confidence))
+    assert from_net is None or not fb._good(from_net)
     found = locator.locate(img)
     assert found.method == method
     if method == "texture":
