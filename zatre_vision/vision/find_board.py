@@ -301,15 +301,15 @@ class BoardLocator:
         grey = to_grey(image) if grey is None else grey
         outline = self.finder.find(image) if self.finder is not None else None
         fit = self._best_fit(grey, outline) if outline is not None else None
-        #: a fit from the network's corners too faint to stand alone, kept as a witness
-        #: for the texture fit
+        # a fit from the network's corners too faint to stand alone, kept as a witness
+        # for the texture fit
         faint = fit if fit is not None and fit.score >= MIN_SCORE_AGREEING else None
         if fit is not None and not self._accept(fit.score, fit.model, outline):
             fit = None
         if fit is not None:
             fit = onto_the_board(grey, fit)
         if fit is not None and _good(fit):
-            return self._net_result(image, fit)
+            return self._fit_result(image, fit)
         found = self._searched(image, grey, outline, fit)
         if ((not found.result.found or found.result.score < GOOD_SCORE)
                 and outline is not None and outline.confidence >= MIN_CONFIDENCE):
@@ -321,14 +321,14 @@ class BoardLocator:
             if (tex is not None and inside(outline.corners, tex.model)
                     and (tex.score >= MIN_SCORE or fits_agree(tex, faint))
                     and (not found.result.found or self._elsewhere(tex, found.result))):
-                return self._net_result(image, tex, "texture")
+                return self._fit_result(image, tex, "texture")
         return found
 
     @staticmethod
     def _elsewhere(tex: FitResult, found: LocateResult) -> bool:
         """Does the texture fit ``tex`` beat the faint ``found``: clearer lines on another
-        grid (a cell or more off)? On the same grid the two differ by a fraction of a
-        line, and ``found`` is kept."""
+        grid (more than FITS_AGREE_CELLS off)? On the same grid the two differ by a
+        fraction of a line, and ``found`` is kept."""
         gap = corner_gap_cells(tex.model.corners(), found.model.corners(),
                                tex.model.cell_size_px())
         return tex.score > found.score and gap > FITS_AGREE_CELLS
@@ -341,7 +341,7 @@ class BoardLocator:
         from the network's outline (``_second_look``)."""
         r = locate(grey)
         if fit is not None and (not r.found or r.score <= fit.score):
-            return self._net_result(image, fit)
+            return self._fit_result(image, fit)
         if r.found:
             r = self._refitted(grey, r)
         if ((not r.found or r.score < GOOD_SCORE) and outline is not None
@@ -350,7 +350,7 @@ class BoardLocator:
             # misplaced a corner under a hand, which put every fit from it off
             fit = self._second_look(image, grey, outline)
             if fit is not None and (not r.found or fit.score > r.score):
-                return self._net_result(image, onto_the_board(grey, fit))
+                return self._fit_result(image, onto_the_board(grey, fit))
         if not r.found:
             return Located(r, "none")
         return Located(_oriented(image, r), "classical")
@@ -381,7 +381,9 @@ class BoardLocator:
         return fit
 
     @staticmethod
-    def _net_result(image: np.ndarray, fit: FitResult, method: str = "net") -> Located:
+    def _fit_result(image: np.ndarray, fit: FitResult, method: str = "net") -> Located:
+        """``fit`` as the located board, its corners labelled by the print; ``method``:
+        where its start came from (the network, or the texture for ``texture_fit``)."""
         model = by_print(image, fit.model)
         return Located(LocateResult(model, fit.score, 0, ((model, fit.score),)), method)
 
