@@ -46,3 +46,16 @@ def test_another_seed_renders_another_set_and_leaves_the_card_alone(tmp_path, mo
     assert seen == {"photos": 5, "seed": 8101, "wide": True}
     assert json.loads(out.read_text())["set"]["seed"] == 8101
     assert card.read_text() == "{}"   # only the benchmark's own set goes into the card
+
+
+def test_the_benchmark_says_where_each_board_came_from():
+    """A real (small) run: every photo with a board is counted under the source its
+    board came from, and those not found under locate:none."""
+    from zatre_vision.vision.bench import run_vision_benchmark
+
+    res = run_vision_benchmark(photos=6, progress=False)
+    by = {k: v for k, v in res["located_by"].items() if k != "definition"}
+    assert sum(v["photos"] for v in by.values()) == res["set"]["photos_with_board"]
+    found = sum(v["photos"] for k, v in by.items() if k != "locate:none")
+    assert found / res["set"]["photos_with_board"] == res["board_found_rate"]
+    assert all(k.startswith("locate:") and v["read_median_ms"] > 0 for k, v in by.items())

@@ -81,6 +81,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     failures: list[dict] = []
     cal_times: list[float] = []
     by_blur: dict[str, list[tuple[int, int, int]]] = {"within": [], "beyond": []}
+    located_by: dict[str, list[float]] = {}
     train_sensor = SynthConfig().sensor
     for i in tqdm(range(1, photos + 1), desc="bench vision", unit="photo", file=sys.stderr,
                   disable=not progress):
@@ -92,6 +93,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             false_pos += int(res.board_found)
             continue
         n_board += 1
+        located_by.setdefault(res.source, []).append(res.elapsed_ms)
         labels = _truth_labels(truth)
         vis = labels != OCCLUDED
         n_vis = int(vis.sum())
@@ -212,6 +214,15 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         "targets": {"cell_error_max": 0.0005, "boards_exact_min": 0.95,
                     "board_found_min": 0.995, "read_median_ms_max": 40,
                     "classifier_ms_max": 5},
+        "located_by": {
+            "definition": "photos with a board by where the board came from (the reader's "
+                          "source: locate:net = a fit from the board network's corners, "
+                          "locate:classical = the classical search, locate:texture = a fit "
+                          "from the search's coarse outline, locate:none = not found), with "
+                          "their read median",
+            **{src: {"photos": len(t), "read_median_ms": round(float(np.median(t)), 1)}
+               for src, t in sorted(located_by.items())},
+        },
         "failures": failures[:60],
     }
     t = res["targets"]
