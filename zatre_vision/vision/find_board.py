@@ -241,15 +241,18 @@ def settled_fit(grey: np.ndarray, starts: list[np.ndarray]) -> FitResult | None:
     return best
 
 
+def same_grid(a: GridModel, b: GridModel) -> bool:
+    """Do two fits lie on the same grid: every corner of one within FITS_AGREE_CELLS of
+    the other's? (Otherwise one is a cell or more off.)"""
+    return corner_gap_cells(a.corners(), b.corners(), a.cell_size_px()) <= FITS_AGREE_CELLS
+
+
 def fits_agree(fit: FitResult, other: FitResult | None) -> bool:
     """A faint ``fit`` (line contrast from MIN_SCORE_AGREEING) counts as the board when
-    ``other``, a fit from different starts, lands on the same grid: every corner within
-    FITS_AGREE_CELLS."""
+    ``other``, a fit from different starts, lands on the same grid (``same_grid``)."""
     if other is None or min(fit.score, other.score) < MIN_SCORE_AGREEING:
         return False
-    gap = corner_gap_cells(fit.model.corners(), other.model.corners(),
-                           fit.model.cell_size_px())
-    return gap <= FITS_AGREE_CELLS
+    return same_grid(fit.model, other.model)
 
 
 def inside(quad: np.ndarray, model: GridModel) -> bool:
@@ -329,9 +332,7 @@ class BoardLocator:
         """Does the texture fit ``tex`` beat the faint ``found``: clearer lines on another
         grid (more than FITS_AGREE_CELLS off)? On the same grid the two differ by a
         fraction of a line, and ``found`` is kept."""
-        gap = corner_gap_cells(tex.model.corners(), found.model.corners(),
-                               tex.model.cell_size_px())
-        return tex.score > found.score and gap > FITS_AGREE_CELLS
+        return tex.score > found.score and not same_grid(tex.model, found.model)
 
     def _searched(self, image: np.ndarray, grey: np.ndarray, outline: BoardOutline | None,
                   fit: FitResult | None) -> Located:
@@ -401,5 +402,6 @@ class BoardLocator:
         return gap <= AGREE_CELLS
 
 
-__all__ = ["BoardLocator", "Located", "corner_gap_cells", "corner_moves", "mirrored_corners",
-           "one_corner_off", "onto_the_board"]
+__all__ = ["BoardLocator", "Located", "corner_gap_cells", "corner_moves", "fits_agree",
+           "inside", "mirrored_corners", "one_corner_off", "onto_the_board", "same_grid",
+           "settled_fit", "texture_fit"]
