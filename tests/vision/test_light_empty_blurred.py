@@ -21,10 +21,18 @@ DARK = int(np.flatnonzero(~IS_LIGHT)[40])
 BRIGHT = 0.8
 
 
+def _crops(*bright: int) -> np.ndarray:
+    """A dark board (its cells read empty are bare board) with ``bright`` cells plain
+    bright squares."""
+    crops = np.full((N, CROP, CROP), 0.3, np.float32)
+    crops[list(bright)] = BRIGHT
+    return crops
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.72, 0.99), st.sampled_from([2, 5]))
 def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader, empty, rival):
-    crops = np.full((N, CROP, CROP), BRIGHT, np.float32)
+    crops = _crops(LIGHT, DARK)
     row = {0: empty, rival: 1.0 - empty}
     probs = _probs({LIGHT: row, DARK: row})
     blurred = reader.decide(crops, probs, blurred=True)
@@ -41,7 +49,7 @@ def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader,
 
 
 def test_tiles_on_light_cells_of_a_blurred_photo_are_not_affected(reader):
-    crops = np.full((N, CROP, CROP), BRIGHT, np.float32)
+    crops = _crops(*np.flatnonzero(IS_LIGHT))
     probs = _probs({LIGHT: {4: 0.97, 0: 0.03}})
     res = reader.decide(crops, probs, blurred=True)
     assert res.cells.get(CELL_NAMES[LIGHT]) == 4

@@ -56,6 +56,16 @@ UNCOUNTED_MARGIN = 0.1
 #: photos: wrong cells 464 -> 454, uncertain 680 -> 754, exact boards 81 -> 81 of 147;
 #: 0.8: 461 / 704 / 81; 0.95: 452 / 808 / 79), then seen on the benchmark sets.
 LIGHT_EMPTY_BLURRED = 0.9
+#: a frame on which the network doubts this many cells (left uncertain, not called
+#: occluded) is one it cannot read well (blur or light beyond what it learnt): there
+#: one in twenty of the tiles and light x2 cells it is sure of is wrong, against one in
+#: a thousand or fewer elsewhere (wide seeds 7001, 8101 and 9001: 2 to 8 % of those
+#: readings wrong from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). On such a
+#: ``doubtful_frame`` only dark cells read empty are reported: every tile and every light x2
+#: cell is left uncertain (a live table keeps their settled values and waits for a
+#: better frame). Chosen on seed 7001 (wrong cells on the boards found 103 -> 43, 8 and
+#: 12 give 40 and 43); docs/vision-notes.md, session 19.
+DOUBTFUL_FRAME = 10
 #: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
 #: to look like a tile
 TILE_BRIGHT = 0.6
@@ -91,6 +101,9 @@ class ReadResult:
     probabilities: np.ndarray | None = None
     #: per cell: classical pip count (pips.NOT_CHECKED -2, pips.CANNOT_TELL -1, 0 no tile)
     pip_counts: np.ndarray | None = None
+    #: True when the frame had DOUBTFUL_FRAME doubtful cells or more, so that only dark
+    #: cells read empty were taken as read
+    doubtful_frame: bool = False
     #: the rectified board's ``sharpness``; below SHARP_ENOUGH the higher bar was used
     sharpness: float | None = None
     model: GridModel | None = None
@@ -297,7 +310,9 @@ class BoardReader:
         occluded call that stays unsure stays occluded. (Wide benchmark set: exact
         boards 88 -> 106 of 287, wrong cells 107 -> 108; training ranges 125 -> 136
         of 193, no wrong cell.) On a ``blurred`` photo a light x2 cell read empty needs
-        LIGHT_EMPTY_BLURRED of the network's own probability of "empty"."""
+        LIGHT_EMPTY_BLURRED of the network's own probability of "empty". On a frame with
+        DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``) only dark cells read
+        empty count as read; every tile and light x2 cell is left uncertain."""
         floor = self.blurred_confidence if blurred else self.min_confidence
         uncounted = min(floor + UNCOUNTED_MARGIN, self.unconfirmed_confidence)
         given = probs
@@ -349,11 +364,19 @@ class BoardReader:
                     cls[i] = OCCLUDED
             elif c > 0:
                 cells[name] = c
+        doubtful_frame = len(uncertain) - len(occluded) >= DOUBTFUL_FRAME
+        if doubtful_frame:
+            unsure = set(uncertain)
+            for i, name in enumerate(CELL_NAMES):
+                if name not in unsure and (name in cells or IS_LIGHT[i]):
+                    cells.pop(name, None)
+                    uncertain.append(name)
         order = sorted(cells, key=_reading_key)
         return ReadResult(True, cells={n: cells[n] for n in order},
                           uncertain=sorted(uncertain, key=_reading_key),
                           occluded=sorted(occluded, key=_reading_key),
-                          classes=cls, probabilities=given, pip_counts=counts)
+                          classes=cls, probabilities=given, pip_counts=counts,
+                          doubtful_frame=doubtful_frame)
 
 
 __all__ = ["BoardReader", "CLASSES", "ReadResult"]

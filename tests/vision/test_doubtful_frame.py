@@ -1,0 +1,105 @@
+"""A frame on which the network doubts DOUBTFUL_FRAME cells or more (left uncertain, not
+called occluded) reports no tile and no light x2 cell as read: on such frames about one
+in twenty of the readings it is sure of is wrong. Dark cells read empty still count, and
+hands (occluded calls) do not make a frame doubtful."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zatre_vision.vision import reader as reader_module
+from zatre_vision.vision.cells import CROP
+from zatre_vision.vision.classify import OCCLUDED
+from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.reader import DOUBTFUL_FRAME
+
+from .cell_probs import cell_probs
+
+N = len(CELL_NAMES)
+DARK = np.flatnonzero(~IS_LIGHT)
+LIGHT_NAMES = {CELL_NAMES[i] for i in np.flatnonzero(IS_LIGHT)}
+#: a sure tile on a dark cell, away from the doubtful ones below
+TILE = int(DARK[-1])
+#: a reading no bar accepts: two classes at half each
+TORN = {1: 0.5, 2: 0.5}
+
+
+def _crops() -> np.ndarray:
+    """A dark board: cells read empty there are bare board, sure at any probability."""
+    return np.full((N, CROP, CROP), 0.3, np.float32)
+
+
+def _frame(doubtful: int, row: dict[int, float] = TORN) -> np.ndarray:
+    rows = {int(i): row for i in DARK[:doubtful]}
+    rows[TILE] = {4: 0.97, 0: 0.03}
+    return cell_probs(rows)
+
+
+def test_a_few_doubtful_cells_leave_the_other_readings_alone(reader):
+    res = reader.decide(_crops(), _frame(DOUBTFUL_FRAME - 1))
+    assert not res.doubtful_frame
+    assert res.cells == {CELL_NAMES[TILE]: 4}
+    assert set(res.uncertain) == {CELL_NAMES[i] for i in DARK[:DOUBTFUL_FRAME - 1]}
+
+
+def test_a_doubtful_frame_reports_no_tile_and_no_light_cell(reader):
+    res = reader.decide(_crops(), _frame(DOUBTFUL_FRAME))
+    assert res.doubtful_frame
+    assert res.cells == {}
+    unsure = set(res.uncertain)
+    assert CELL_NAMES[TILE] in unsure
+    assert unsure >= LIGHT_NAMES
+    # dark cells read empty still count as read: empty
+    doubtful = {CELL_NAMES[i] for i in DARK[:DOUBTFUL_FRAME]}
+    assert unsure == doubtful | LIGHT_NAMES | {CELL_NAMES[TILE]}
+    # the network's own classes are kept for the dashboard
+    assert res.classes[TILE] == 4
+
+
+def test_a_hand_does_not_make_a_frame_doubtful(reader):
+    # a hand: a block of occluded calls (more than DOUBTFUL_FRAME of them)
+    res = reader.decide(_crops(), _frame(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01}))
+    assert not res.doubtful_frame
+    assert len(res.occluded) == DOUBTFUL_FRAME + 5
+    assert res.cells == {CELL_NAMES[TILE]: 4}
+
+
+def _random_probs(draw_seed: int, doubtful: int) -> np.ndarray:
+    rng = np.random.default_rng(draw_seed)
+    p = np.zeros((N, 8), np.float32)
+    p[:, 0] = 1.0
+    cells = rng.choice(N, size=60, replace=False)
+    for k, i in enumerate(cells):
+        if k < doubtful:
+            a, b = rng.choice(7, size=2, replace=False)
+            p[i] = 0.0
+            p[i, a], p[i, b] = 0.5, 0.5
+        else:
+            p[i] = 0.0
+            p[i, rng.integers(1, 7)] = rng.uniform(0.6, 1.0)
+            p[i, 0] = 1.0 - p[i].sum()
+    return p
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 25))
+def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
+    crops, probs = _crops(), _random_probs(seed, doubtful)
+    res = reader.decide(crops, probs)
+    with mock.patch.object(reader_module, "DOUBTFUL_FRAME", 10**6):
+        plain = reader.decide(crops, probs)
+    assert not plain.doubtful_frame
+    # nothing reported that the plain decision did not report, with the same value
+    assert res.cells.items() <= plain.cells.items()
+    assert set(plain.uncertain) <= set(res.uncertain)
+    assert res.occluded == plain.occluded
+    assert res.doubtful_frame == (len(plain.uncertain) - len(plain.occluded) >= DOUBTFUL_FRAME)
+    if res.doubtful_frame:
+        assert res.cells == {}
+        assert set(res.uncertain) >= LIGHT_NAMES
+    else:
+        assert res.cells == plain.cells and res.uncertain == plain.uncertain
