@@ -131,6 +131,23 @@ def test_a_faint_texture_fit_needs_a_faint_network_fit_on_the_same_grid(
         assert found.method == "none"
 
 
+@pytest.mark.parametrize("above", [True, False])
+def test_a_texture_fit_inside_the_outline_stands_alone_from_its_own_bar(
+        photos, monkeypatch, above):
+    """With no witness (the network's own fit is elsewhere), a texture fit inside the
+    network's sure outline is the board from TEXTURE_MIN_SCORE on, and not below it."""
+    img, truth, cell = _photo(photos, "some")
+    right = fb.fit_from_corners(to_grey(img), truth).model
+    score = fb.TEXTURE_MIN_SCORE + (0.01 if above else -0.01)
+    locator = _misled(monkeypatch, BoardOutline(_bulging(truth, 3.0, cell), 0.95))
+    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts: _faint(
+        shift_model(right, 2, 1), 0.45))
+    monkeypatch.setattr(fb, "texture_fit", lambda grey: _faint(right, score))
+    monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
+    found = locator.locate(img)
+    assert found.method == ("texture" if above else "none")
+
+
 def test_a_board_the_network_misplaces_is_read_end_to_end():
     """A real rendered photo (wide ranges, seed 7001, photo 56: a blue cloth, the board
     turned 40 degrees, a hand at its edge) on which the network is sure of a board but
