@@ -43,6 +43,10 @@ class PipelineConfig:
     #: Skip reading frames where more than this fraction of the image moved (an arm
     #: sweeping over the table): nothing useful can be read, and it saves the CPU.
     skip_read_above: float = 0.5
+    #: Reads in a row that the reader could not read (``doubtful_frame``: too blurred or
+    #: badly lit, so no tile was taken) before the picture counts as unreadable
+    #: (``LivePipeline.unreadable``, shown as the camera's state).
+    unreadable_after: int = 3
 
 
 @dataclass
@@ -77,6 +81,8 @@ class LivePipeline:
         self._missing = 0
         self.board_visible = True
         self.last_read: BoardRead | None = None
+        #: reads in a row with the board found that were doubtful frames
+        self.doubtful_reads = 0
 
     def process(self, frame: Frame) -> Observation:
         """Feed one frame; returns what the tracker saw."""
@@ -95,6 +101,7 @@ class LivePipeline:
         self.stats.reads += 1
         self.last_read = read
         if not read.board_found:
+            self.doubtful_reads = 0
             self._missing += 1
             if self._missing >= self.config.lost_after and self.board_visible:
                 self.board_visible = False
@@ -102,6 +109,8 @@ class LivePipeline:
             return Observation(frame.index, frame.time, still=False, board_found=False)
         self._missing = 0
         self.board_visible = True
+        self.doubtful_reads = self.doubtful_reads + 1 if getattr(
+            read, "doubtful_frame", False) else 0
         h, w = frame.image.shape[:2]
         moving = motion.at(cell_centres(read.corners, w, h))
         moving_cells = {n for n, m in zip(ALL_CELLS, moving, strict=True) if m}
@@ -110,6 +119,12 @@ class LivePipeline:
         cells = {c: v for c, v in read.cells.items() if c not in held}
         return Observation(frame.index, frame.time, still=not moving_cells, board_found=True,
                            cells=cells, held=held, hand=bool(occluded))
+
+    @property
+    def unreadable(self) -> bool:
+        """The board is in view but the last ``unreadable_after`` reads could not read
+        its tiles (blur, camera shake, poor light): the tracker is waiting."""
+        return self.doubtful_reads >= self.config.unreadable_after
 
     def event(self, name: str) -> None:
         if name == "end_turn":

@@ -2,8 +2,8 @@
 
 source (reconnecting) -> LivePipeline (motion gate, reader, tracker) -> TableSink ->
 Table (rules, sheets, store, dashboards). It reports the camera's state to the table
-(``ok``, ``reconnecting``, ``no-board``, ...), keeps going when the camera drops out
-or the board is bumped, and takes ``end_turn`` / ``undo`` from the dashboard or a
+(``ok``, ``reconnecting``, ``no-board``, ``unreadable``, ...), keeps going when the
+camera drops out or the board is bumped, and takes ``end_turn`` / ``undo`` from the dashboard or a
 button through :meth:`request`. The game itself lives in the table and its store,
 so nothing is lost when the camera or this thread stops.
 """
@@ -142,9 +142,16 @@ class CameraService:
         self._status_at = now
         pipeline = self.pipeline
         visible = pipeline.board_visible if pipeline else False
+        state, message = "ok", ""
+        if not visible:
+            state, message = "no-board", "board not found: is it in view and lit?"
+        elif pipeline.unreadable:
+            state, message = "unreadable", ("the tiles cannot be read: the picture is "
+                                            "blurred or badly lit (camera shaken, out of "
+                                            "focus, too dark?)")
         self.table.set_camera_status({
-            "state": "ok" if visible else "no-board",
-            "message": "" if visible else "board not found: is it in view and lit?",
+            "state": state,
+            "message": message,
             "fps": round(fps, 1),
             "frames": self.source.status.frames,
             "reconnects": self.source.status.reconnects,

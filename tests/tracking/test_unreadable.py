@@ -1,0 +1,142 @@
+"""A board in view whose tiles cannot be read (the reader's ``doubtful_frame``: blur,
+camera shake, poor light) is shown as the camera state ``unreadable`` after a few reads
+in a row, and the game is not touched meanwhile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from zatre_vision.camera.base import Frame, make_lores
+from zatre_vision.store import open_store
+from zatre_vision.table import Table
+from zatre_vision.tracking.pipeline import LivePipeline, PipelineConfig
+from zatre_vision.tracking.service import CameraService
+from zatre_vision.vision.geometry import CELL_NAMES
+
+CORNERS = [[40.0, 30.0], [280.0, 30.0], [280.0, 210.0], [40.0, 210.0]]
+
+
+@dataclass
+class Read:
+    board_found: bool
+    doubtful_frame: bool = False
+    corners: list = field(default_factory=lambda: CORNERS)
+    cells: dict = field(default_factory=dict)
+    uncertain: list = field(default_factory=list)
+    occluded: list = field(default_factory=list)
+
+
+class ScriptedReader:
+    def __init__(self, reads: list[Read]):
+        self.reads = list(reads)
+
+    def read(self, image) -> Read:
+        return self.reads.pop(0)
+
+
+class NoSink:
+    """An empty board on which nothing may be committed."""
+
+    def committed_board(self):
+        return {}
+
+    def pending_cells(self):
+        return set()
+
+    def cells_of_interest(self):
+        return list(CELL_NAMES)
+
+    def expected_tiles(self):
+        return 3
+
+    def commit_turn(self, placed, frame, reason):
+        raise AssertionError("nothing may be committed from these frames")
+
+    def reject_pending(self):
+        pass
+
+    def undo(self):
+        return False
+
+
+def _frames(n: int):
+    image = np.full((240, 320, 3), 90, np.uint8)
+    return [Frame(image, make_lores(image), i, i / 5) for i in range(n)]
+
+
+def _feed(pipe: LivePipeline, n: int) -> list[bool]:
+    """Still frames until the pipeline has read ``n`` of them (the motion gate skips
+    the first, which it has nothing to compare with); ``unreadable`` after each read."""
+    states = []
+    for frame in _frames(n + 1):
+        before = pipe.stats.reads
+        pipe.process(frame)
+        if pipe.stats.reads > before:
+            states.append(pipe.unreadable)
+    assert len(states) == n
+    return states
+
+
+def _run(reads: list[Read]) -> list[bool]:
+    pipe = LivePipeline(ScriptedReader(reads), NoSink(), PipelineConfig(unreadable_after=3))
+    return _feed(pipe, len(reads))
+
+
+def test_three_doubtful_reads_in_a_row_make_the_picture_unreadable():
+    reads = [Read(True)] + [Read(True, doubtful_frame=True)] * 4 + [Read(True)]
+    assert _run(reads) == [False, False, False, True, True, False]
+
+
+def test_a_lost_board_or_a_clear_read_starts_the_count_again():
+    d = Read(True, doubtful_frame=True)
+    assert _run([d, d, Read(False), d, d, Read(True), d, d, d]) == [
+        False, False, False, False, False, False, False, False, True]
+
+
+def test_a_reader_without_the_flag_never_makes_it_unreadable():
+    @dataclass
+    class Plain:
+        board_found: bool = True
+        corners: list = field(default_factory=lambda: CORNERS)
+        cells: dict = field(default_factory=dict)
+        uncertain: list = field(default_factory=list)
+
+    pipe = LivePipeline(ScriptedReader([Plain()] * 5), NoSink())
+    assert _feed(pipe, 5) == [False] * 5
+
+
+class StillSource:
+    name = "still"
+
+    def __init__(self, n: int):
+        self.frames = _frames(n)
+
+    def open(self):
+        pass
+
+    def read(self):
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self):
+        pass
+
+
+def test_the_table_shows_the_camera_as_unreadable(tmp_path):
+    table = Table(open_store(tmp_path), "t1")
+    service = CameraService(table, StillSource(0), lambda: None)
+    service.pipeline = LivePipeline(
+        ScriptedReader([Read(True, doubtful_frame=True)] * 3 + [Read(True)]), NoSink())
+    assert _feed(service.pipeline, 3)[-1]
+    frame = _frames(1)[0]
+    service._report(frame)
+    camera = table.state()["camera"]
+    assert camera["state"] == "unreadable"
+    assert "blurred" in camera["message"]
+    # a clear read: the state is ok again at the next report
+    service.pipeline.process(frame)
+    assert not service.pipeline.unreadable
+    service._status_at = -1e9
+    service._report(frame)
+    assert table.state()["camera"]["state"] == "ok"
