@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import click
+import cv2
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -45,6 +47,26 @@ def test_one_image_prints_the_contract_object(photos):
     assert set(out["cells"]) <= set(truth["cells"])
     right = sum(out["cells"].get(n) == v for n, v in truth["cells"].items())
     assert right >= 0.9 * len(truth["cells"])
+
+
+def test_a_photo_too_blurred_to_read_says_so_on_stderr(photos, tmp_path):
+    """A full board streaked by camera shake: the reader takes no tile from it (a
+    doubtful frame), and says why on stderr; stdout stays the contract's JSON."""
+    path, truth = photos["full"]
+    img = cv2.imread(str(path))
+    streak = np.zeros((9, 9), np.float32)
+    streak[4, :] = 1 / 9
+    blurred = tmp_path / "shaken.jpg"
+    cv2.imwrite(str(blurred), cv2.filter2D(img, -1, streak))
+    res = run("read", str(blurred))
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["board_found"] is True and out["cells"] == {}
+    assert set(out["uncertain"]) == set(truth["cells"])
+    assert "too blurred or badly lit to read the tiles" in res.stderr
+    # the sharp photo reads without the note
+    sharp = run("read", str(path))
+    assert sharp.stderr == "" and len(json.loads(sharp.stdout)["cells"]) == 193
 
 
 def test_several_images_give_json_lines_in_order(photos):
