@@ -15,7 +15,7 @@ from zatre_vision.vision import reader as reader_module
 from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.reader import DOUBTFUL_FRAME
+from zatre_vision.vision.reader import BRIGHT_EMPTY_BELOW, DOUBTFUL_FRAME
 
 from .cell_probs import cell_probs
 
@@ -103,3 +103,33 @@ def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
         assert set(res.uncertain) >= LIGHT_NAMES
     else:
         assert res.cells == plain.cells and res.uncertain == plain.uncertain
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.3, 0.99))
+def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(reader, empty):
+    """A dark cell the network reads empty whose middle is bright like a tile (blur,
+    glare, bright marble on an overexposed photo) is uncertain below
+    BRIGHT_EMPTY_BELOW of "empty", and empty from it on."""
+    cell = int(DARK[5])
+    crops = _crops()
+    crops[cell] = 0.8
+    res = reader.decide(crops, cell_probs({cell: {0: empty, 3: 1.0 - empty}}))
+    name = CELL_NAMES[cell]
+    assert (name in res.uncertain) == (empty < BRIGHT_EMPTY_BELOW or empty < 0.55)
+    assert name not in res.cells
+
+
+def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame(reader):
+    bright = DARK[:DOUBTFUL_FRAME]
+    crops = _crops()
+    crops[bright] = 0.8
+    rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
+    rows[TILE] = {4: 0.97, 0: 0.03}
+    res = reader.decide(crops, cell_probs(rows))
+    assert res.doubtful_frame and res.cells == {}
+    # one fewer: the frame is read, and the bright cells are empty
+    crops[bright[0]] = 0.3
+    res = reader.decide(crops, cell_probs(rows))
+    assert not res.doubtful_frame
+    assert res.cells == {CELL_NAMES[TILE]: 4} and res.uncertain == []
