@@ -51,7 +51,9 @@ def _misled(monkeypatch, outline: BoardOutline) -> fb.BoardLocator:
     return locator
 
 
-@pytest.mark.parametrize(("confidence", "method"), [(0.95, "texture"), (0.5, "none")])
+@pytest.mark.parametrize(("confidence", "method"), [
+    (0.95, "texture"), (fb.TEXTURE_MIN_CONFIDENCE + 0.02, "texture"),
+    (fb.TEXTURE_MIN_CONFIDENCE - 0.02, "none"), (0.5, "none")])
 def test_a_sure_network_that_misplaces_the_whole_board_is_mended_by_the_texture(
         photos, monkeypatch, confidence, method):
     """Every corner of the network's outline five cells out: no fit from there finds

@@ -23,8 +23,8 @@
    misplaces), then the same with the network's corners of the mirrored frame
    (``mirrored_corners``); a good fit from there is the board, where the search found
    none or one with less clear lines.
-7. When all that leaves no board or only a faint one and the network is sure of a
-   board, it may have misread the whole board (a mask bulging over a cloth, an outline
+7. When all that leaves no board or only a faint one and the network is fairly sure
+   of a board (TEXTURE_MIN_CONFIDENCE), it may have misread the whole board (a mask bulging over a cloth, an outline
    many cells off): grid fits from the classical search's coarse outline
    (``texture_fit``) are tried; one inside the network's outline is the board from
    TEXTURE_MIN_SCORE, or fainter where the faint fit from the network's corners agrees
@@ -87,6 +87,12 @@ AGREE_CELLS = 1.0
 FITS_AGREE_CELLS = 0.5
 #: the network's outline must be this sure to vouch for a faint fit
 MIN_CONFIDENCE = 0.8
+#: the texture fit runs only where the network is at least this sure of a board.
+#: Session 19, from MIN_CONFIDENCE (0.8): seed 8101's photo 14 found (outline
+#: confidence 0.77, texture fit 0.58, 0.17 cell off; 61 tiles counted wrong before);
+#: seeds 7001 and 9001 read as before, no board on the 300 no-board photos (wide seed
+#: 8303, training ranges 8304); seed 8101's read p90 0.63 -> 0.72 s
+TEXTURE_MIN_CONFIDENCE = 0.7
 #: of the grids moved towards the board, this many (darkest border first) are tried
 SHIFTED_REFITS = 3
 #: when nothing else finds a board the network is sure of (or only a faint one), each
@@ -322,7 +328,7 @@ class BoardLocator:
             return self._fit_result(image, fit)
         found = self._searched(image, grey, outline, fit)
         if ((not found.result.found or found.result.score < GOOD_SCORE)
-                and outline is not None and outline.confidence >= MIN_CONFIDENCE):
+                and outline is not None and outline.confidence >= TEXTURE_MIN_CONFIDENCE):
             # nothing found, or only faint lines, where the network is sure of a board:
             # fits from the textured region's outline (``texture_fit``), which owe
             # nothing to the network's corners; one is taken where it lies on the
