@@ -82,6 +82,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     cal_times: list[float] = []
     by_blur: dict[str, list[tuple[int, int, int]]] = {"within": [], "beyond": []}
     located_by: dict[str, list[float]] = {}
+    doubtful_frames = 0
     train_sensor = SynthConfig().sensor
     for i in tqdm(range(1, photos + 1), desc="bench vision", unit="photo", file=sys.stderr,
                   disable=not progress):
@@ -107,6 +108,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             group.append((n_vis, int((labels[vis] > 0).sum()), 0))
             continue
         n_found += 1
+        doubtful_frames += int(res.doubtful_frame)
         if len(cal_times) < 40:  # fixed camera: calibration saved from this frame
             cal_reader.calibration = make_calibration(img, res.model)
             cal_times.append(cal_reader.read(img).elapsed_ms)
@@ -222,6 +224,13 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                           "their read median",
             **{src: {"photos": len(t), "read_median_ms": round(float(np.median(t)), 1)}
                for src, t in sorted(located_by.items())},
+        },
+        "doubtful_frames": {
+            "definition": "boards found on a frame the reader held back (10 or more cells "
+                          "in doubt: no tile and no light x2 cell reported, all left "
+                          "uncertain; reader.DOUBTFUL_FRAME)",
+            "photos": doubtful_frames,
+            "share_of_boards_found": round(doubtful_frames / max(n_found, 1), 5),
         },
         "failures": failures[:60],
     }
