@@ -422,8 +422,9 @@ class Table:
         self._change("end-round", lambda m: m.end_round(), {}, source=source)
 
     def set_camera_status(self, status: Mapping[str, Any]) -> None:
-        """Camera pipeline health: ``{"state": "ok"|"no-board"|"unreadable"|"moving"|"error"|"off",
-        "message": str, "fps": float, ...}`` (merged into the current status)."""
+        """Camera pipeline health: ``{"state": "ok"|"no-board"|"unreadable"|"moving"|
+        "error"|"off", "message": str, "fps": float, ...}`` (merged into the current
+        status)."""
         with self._lock:
             self.camera = {**self.camera, **dict(status), "updated": time.time()}
             self._publish()

@@ -15,7 +15,7 @@ from zatre_vision.vision import reader as reader_module
 from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.reader import BRIGHT_EMPTY_BELOW, DOUBTFUL_FRAME
+from zatre_vision.vision.reader import BRIGHT_EMPTY_BELOW, DOUBTFUL_FRAME, MIN_CONFIDENCE
 
 from .cell_probs import cell_probs
 
@@ -116,7 +116,7 @@ def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(reader, e
     crops[cell] = 0.8
     res = reader.decide(crops, cell_probs({cell: {0: empty, 3: 1.0 - empty}}))
     name = CELL_NAMES[cell]
-    assert (name in res.uncertain) == (empty < BRIGHT_EMPTY_BELOW or empty < 0.55)
+    assert (name in res.uncertain) == (empty < BRIGHT_EMPTY_BELOW or empty < MIN_CONFIDENCE)
     assert name not in res.cells
 
 

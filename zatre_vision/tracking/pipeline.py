@@ -109,8 +109,8 @@ class LivePipeline:
             return Observation(frame.index, frame.time, still=False, board_found=False)
         self._missing = 0
         self.board_visible = True
-        self.doubtful_reads = self.doubtful_reads + 1 if getattr(
-            read, "doubtful_frame", False) else 0
+        doubtful = getattr(read, "doubtful_frame", False)
+        self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
         h, w = frame.image.shape[:2]
         moving = motion.at(cell_centres(read.corners, w, h))
         moving_cells = {n for n, m in zip(ALL_CELLS, moving, strict=True) if m}

@@ -3,8 +3,8 @@
 source (reconnecting) -> LivePipeline (motion gate, reader, tracker) -> TableSink ->
 Table (rules, sheets, store, dashboards). It reports the camera's state to the table
 (``ok``, ``reconnecting``, ``no-board``, ``unreadable``, ...), keeps going when the
-camera drops out or the board is bumped, and takes ``end_turn`` / ``undo`` from the dashboard or a
-button through :meth:`request`. The game itself lives in the table and its store,
+camera drops out or the board is bumped, and takes ``end_turn`` / ``undo`` from the
+dashboard or a button through :meth:`request`. The game itself lives in the table and its store,
 so nothing is lost when the camera or this thread stops.
 """
 

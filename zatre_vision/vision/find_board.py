@@ -24,8 +24,8 @@
    (``mirrored_corners``); a good fit from there is the board, where the search found
    none or one with less clear lines.
 7. When all that leaves no board or only a faint one and the network is fairly sure
-   of a board (TEXTURE_MIN_CONFIDENCE), it may have misread the whole board (a mask bulging over a cloth, an outline
-   many cells off): grid fits from the classical search's coarse outline
+   of a board (TEXTURE_MIN_CONFIDENCE), it may have misread the whole board (a mask
+   bulging over a cloth, an outline many cells off): grid fits from the classical search's coarse outline
    (``texture_fit``) are tried; one inside the network's outline is the board from
    TEXTURE_MIN_SCORE, or fainter where the faint fit from the network's corners agrees
    (``fits_agree``), and wins over a faint result with less clear lines.
@@ -329,7 +329,8 @@ class BoardLocator:
         found = self._searched(image, grey, outline, fit)
         if ((not found.result.found or found.result.score < GOOD_SCORE)
                 and outline is not None and outline.confidence >= TEXTURE_MIN_CONFIDENCE):
-            # nothing found, or only faint lines, where the network is sure of a board:
+            # nothing found, or only faint lines, where the network is fairly sure of a
+            # board:
             # fits from the textured region's outline (``texture_fit``), which owe
             # nothing to the network's corners; one is taken where it lies on the
             # network's board (cloth grain alone can give a grid-like fit)

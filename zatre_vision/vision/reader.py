@@ -58,12 +58,12 @@ UNCOUNTED_MARGIN = 0.1
 LIGHT_EMPTY_BLURRED = 0.9
 #: a frame on which the network doubts this many cells (left uncertain, not called
 #: occluded; or dark, bright like a tile, and taken as empty: BRIGHT_EMPTY_BELOW) is one
-#: it cannot read well (blur or light beyond what it learnt): there
-#: one in twenty of the tiles and light x2 cells it is sure of is wrong, against one in
-#: a thousand or fewer elsewhere (wide seeds 7001, 8101 and 9001: 2 to 8 % of those
-#: readings wrong from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). On such a
-#: ``doubtful_frame`` only dark cells read empty are reported: every tile and every light x2
-#: cell is left uncertain (a live table keeps their settled values and waits for a
+#: it cannot read well (blur or light beyond what it learnt): there one in twenty of
+#: the tiles and light x2 cells it is sure of is wrong, against one in a thousand or
+#: fewer elsewhere (wide seeds 7001, 8101 and 9001: 2 to 8 % of those readings wrong
+#: from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). On such a
+#: ``doubtful_frame`` only dark cells read empty are reported: every tile and every
+#: light x2 cell is left uncertain (a live table keeps their settled values and waits for a
 #: better frame). Chosen on seed 7001 (wrong cells on the boards found 103 -> 43, 8 and
 #: 12 give 40 and 43); docs/vision-notes.md, session 19.
 DOUBTFUL_FRAME = 10
@@ -322,9 +322,8 @@ class BoardReader:
         of 193, no wrong cell.) On a ``blurred`` photo a light x2 cell read empty needs
         LIGHT_EMPTY_BLURRED of the network's own probability of "empty"; a dark cell read
         empty that is bright like a tile is uncertain below BRIGHT_EMPTY_BELOW of it. On a
-        frame with
-        DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``) only dark cells read
-        empty count as read; every tile and light x2 cell is left uncertain."""
+        frame with DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``) only dark
+        cells read empty count as read; every tile and light x2 cell is left uncertain."""
         floor = self.blurred_confidence if blurred else self.min_confidence
         uncounted = min(floor + UNCOUNTED_MARGIN, self.unconfirmed_confidence)
         given = probs
@@ -349,6 +348,7 @@ class BoardReader:
         cells: dict[str, int] = {}
         uncertain: list[str] = []
         occluded: list[str] = []
+        bright_taken = 0
         for i, name in enumerate(CELL_NAMES):
             c = int(cls[i])
             if c == OCCLUDED:
@@ -369,6 +369,8 @@ class BoardReader:
             if checked[i] and counts[i] <= 0 and own[i] < (
                     uncounted if counts[i] == CANNOT_TELL else self.unconfirmed_confidence):
                 doubt = True
+            if bright_empty[i] and not doubt:
+                bright_taken += 1  # taken as empty, but still a doubt about the frame
             if doubt:
                 uncertain.append(name)
                 if lone[i]:
@@ -378,11 +380,9 @@ class BoardReader:
                 cells[name] = c
         # the cells in doubt: uncertain ones that are not occluded calls, and bright
         # "empty" cells taken as empty
-        unsure = set(uncertain)
-        doubts = len(uncertain) - len(occluded) + sum(
-            1 for i in np.flatnonzero(bright_empty) if CELL_NAMES[i] not in unsure)
-        doubtful_frame = doubts >= DOUBTFUL_FRAME
+        doubtful_frame = len(uncertain) - len(occluded) + bright_taken >= DOUBTFUL_FRAME
         if doubtful_frame:
+            unsure = set(uncertain)
             for i, name in enumerate(CELL_NAMES):
                 if name not in unsure and (name in cells or IS_LIGHT[i]):
                     cells.pop(name, None)
