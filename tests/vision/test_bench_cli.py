@@ -64,3 +64,42 @@ def test_the_benchmark_says_where_each_board_came_from():
     boards = res["set"]["photos_with_board"]
     assert 0 <= held <= found
     assert round(res["boards_exactly_right"] * boards) <= found - held
+
+
+def test_the_benchmark_splits_its_boards_by_pip_contrast_and_hands():
+    """Each split covers every photo with a board once, and hidden cells read with a
+    wrong value are counted apart."""
+    from zatre_vision.vision.bench import run_vision_benchmark
+
+    res = run_vision_benchmark(photos=6, progress=False)
+    boards = res["set"]["photos_with_board"]
+    bands = {k: v for k, v in res["by_pip_contrast"].items() if k != "definition"}
+    assert set(bands) == {"clear", "faint", "erased"}
+    assert sum(v["photos"] for v in bands.values()) == boards
+    hands = {k: v for k, v in res["by_hand"].items() if k != "definition"}
+    assert sum(v["photos"] for v in hands.values()) == boards
+    exact = sum(round(v["boards_exactly_right"] * v["photos"]) for v in bands.values())
+    assert exact == round(res["boards_exactly_right"] * boards)
+    assert 0 <= res["cells"]["hidden_read_wrong"] <= res["cells"]["hidden_cells"]
+
+
+def _truth(defocus=0.0, motion=0.0, side=600.0):
+    corners = [[100, 100], [100 + side, 100], [100 + side, 100 + side], [100, 100 + side]]
+    return {"corners": corners, "sensor": {"defocus_sigma": defocus, "motion_px": motion}}
+
+
+def test_pip_contrast_falls_with_blur_and_with_smaller_cells():
+    from zatre_vision.vision.bench import PIP_CONTRAST_BANDS, pip_contrast
+
+    assert pip_contrast(_truth(), 1280) == 1.0
+    sharp = pip_contrast(_truth(defocus=0.8), 1280)
+    assert PIP_CONTRAST_BANDS[1] < sharp < 1.0
+    assert pip_contrast(_truth(defocus=1.6), 1280) < sharp
+    assert pip_contrast(_truth(defocus=0.8, side=300), 1280) < sharp
+    assert pip_contrast(_truth(motion=9.0), 1280) < pip_contrast(_truth(motion=3.0), 1280)
+    # a 2.5 px defocus on cells 20 px wide leaves nothing of the pips
+    assert pip_contrast(_truth(defocus=2.5, side=300), 1280) < PIP_CONTRAST_BANDS[0]
+    # the blur is given at 1280 wide: the same photo at 640 wide keeps the same contrast
+    half = {"corners": [[x / 2, y / 2] for x, y in _truth()["corners"]],
+            "sensor": {"defocus_sigma": 0.8, "motion_px": 0.0}}
+    assert abs(pip_contrast(half, 640) - sharp) < 1e-9
