@@ -81,9 +81,9 @@ BRIGHT_EMPTY_BELOW = 0.7
 #: few empty cells (30 % of them kept) and weights the classes by 1/sqrt(count), so its
 #: "empty" is about 7 times too unlikely against a real board (6.8 on the benchmark's
 #: cells): bare cells at a hand's edge are called occluded, dark marble doubted. Not on
-#: light x2 cells, where a tile under a hand then reads as empty (7 hidden cells read
-#: wrongly on seeds 7001, 8101 and 9001), nor on blurred photos, where a blurred tile
-#: does. Chosen on seed 7001 (exact boards 109 -> 118, no more wrong cells; 7: 120
+#: light x2 cells, where a tile under a hand then reads as empty (raised there too, 7
+#: hidden cells were read wrongly on seeds 7001, 8101 and 9001), nor on blurred photos,
+#: where a blurred tile does. Chosen on seed 7001 (exact boards 109 -> 118, no more wrong cells; 7: 120
 #: there, but 4 and 1 more wrong cells on 9001 and 8101); docs/vision-notes.md,
 #: session 20.
 EMPTY_ODDS_SHARP = 4.0
