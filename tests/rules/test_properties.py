@@ -1,12 +1,14 @@
 """Property-based tests (hypothesis) of the rule invariants on simulated games."""
 
+from collections import Counter
 from functools import lru_cache
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.rules import Board, ScoreSheet, check_turn, legal_placements
 from zatre_vision.rules.board import CELLS, NAMES, NEIGHBOURS, lines_through
+from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.simulate import Simulation
 
 SETTINGS = settings(max_examples=40, deadline=None,
@@ -21,7 +23,26 @@ def position(seed: int, turns: int, strategy: str) -> tuple[tuple[str, int], ...
 
 positions = st.builds(position, st.integers(0, 2_000), st.integers(0, 45),
                       st.sampled_from(["random", "greedy"]))
-hands = st.lists(st.integers(1, 6), min_size=1, max_size=3)
+
+
+@st.composite
+def positions_with_hands(draw):
+    """A position and a hand of 1-3 tiles that could come out of the bag beside it: no
+    value more often, on the board and in the hand together, than the set holds (a hand
+    of two 5s beside 19 on the board cannot happen, and no placement of it is legal)."""
+    pos = draw(positions)
+    left = Counter(TILE_SET)
+    left.subtract(v for _, v in pos)
+    hand: list[int] = []
+    for _ in range(draw(st.integers(1, 3))):
+        available = sorted(v for v, n in left.items() if n > 0)
+        if not available:
+            break
+        value = draw(st.sampled_from(available))
+        hand.append(value)
+        left[value] -= 1
+    assume(hand)
+    return pos, hand
 
 
 def max_line(board: Board) -> int:
@@ -77,8 +98,9 @@ def test_whole_simulated_games_never_exceed_12(seed, strategy):
 
 
 @SETTINGS
-@given(positions, hands)
-def test_every_generated_placement_is_accepted(pos, hand):
+@given(positions_with_hands())
+def test_every_generated_placement_is_accepted(pos_hand):
+    pos, hand = pos_hand
     board = Board(dict(pos))
     placements = legal_placements(board, hand)
     assert placements
