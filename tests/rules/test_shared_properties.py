@@ -7,18 +7,20 @@ properties are written once. Kept small: a few dozen examples each.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.rules import Board, ScoreSheet, check_turn, legal_placements
 from zatre_vision.rules.board import CELLS, NAMES, NEIGHBOURS, lines_through
 from zatre_vision.rules.record import score_record
+from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.rules.variants.cards import (
     ADJACENT,
     CARD_RULES,
@@ -50,6 +52,7 @@ class Variant:
     connected: Callable[[Any, dict[str, int]], bool]
     simulate: Callable[[int], tuple[Any, dict, dict[str, int]]]  # -> game, record, totals
     sheet: Callable[[], ScoreSheet]
+    in_set: Mapping[int, int]  # value -> how many the set (or deck) holds
 
 
 # -- board game ---------------------------------------------------------------------------------
@@ -97,7 +100,7 @@ BOARD = Variant(
     "board", _board_position, lambda pos: Board(dict(pos)), _board_near, (1, 2, 3, 4, 5, 6), 3,
     lambda b, placed, hand=None: check_turn(b, placed, hand=hand),
     lambda b, hand: legal_placements(b, hand),
-    _board_max_line, _board_connected, _board_simulate, ScoreSheet,
+    _board_max_line, _board_connected, _board_simulate, ScoreSheet, TILE_SET,
 )
 
 
@@ -154,7 +157,7 @@ CARDS = Variant(
     tuple(CARD_RULES.values), 2,
     lambda lay, placed, hand=None: check_card_turn(lay, placed, hand=hand),
     lambda lay, hand: legal_card_moves(lay, hand),
-    _card_max_line, _card_connected, _card_simulate, CardSheet,
+    _card_max_line, _card_connected, _card_simulate, CardSheet, CARD_RULES.cards,
 )
 
 VARIANTS = [BOARD, CARDS]
@@ -189,13 +192,32 @@ def test_no_accepted_turn_leaves_a_line_over_12_or_a_loose_piece(variant, data):
         assert "line-over-12" in {v.code for v in result.violations}
 
 
+@st.composite
+def hands_beside(draw, variant: Variant, board) -> list[int]:
+    """1-3 pieces that could come out of the bag (or deck) beside ``board``: no value more
+    often, laid and in hand together, than the set holds. (Two 5s beside 19 on the
+    board cannot be drawn, and no move with them is legal.)"""
+    left = Counter(variant.in_set)
+    left.subtract(v for _, v in board.to_dict().items())
+    hand: list[int] = []
+    for _ in range(draw(st.integers(1, 3))):
+        available = sorted(v for v in variant.values if left[v] > 0)
+        if not available:
+            break
+        value = draw(st.sampled_from(available))
+        hand.append(value)
+        left[value] -= 1
+    assume(hand)
+    return hand
+
+
 @variants
 @SETTINGS
 @given(data=st.data())
 def test_every_generated_move_is_accepted(variant, data):
     board = variant.build(variant.position(data.draw(seeds), data.draw(turn_counts),
                                            data.draw(strategies)))
-    hand = data.draw(st.lists(st.sampled_from(variant.values), min_size=1, max_size=3))
+    hand = data.draw(hands_beside(variant, board))
     for placed in variant.moves(board, hand)[:40]:
         if placed:
             result = variant.check(board, placed, hand=hand)
