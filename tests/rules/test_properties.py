@@ -1,15 +1,16 @@
 """Property-based tests (hypothesis) of the rule invariants on simulated games."""
 
-from collections import Counter
 from functools import lru_cache
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.rules import Board, ScoreSheet, check_turn, legal_placements
 from zatre_vision.rules.board import CELLS, NAMES, NEIGHBOURS, lines_through
 from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.simulate import Simulation
+
+from .bag_hands import hands_from_bag
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -27,22 +28,9 @@ positions = st.builds(position, st.integers(0, 2_000), st.integers(0, 45),
 
 @st.composite
 def positions_with_hands(draw):
-    """A position and a hand of 1-3 tiles that could come out of the bag beside it: no
-    value more often, on the board and in the hand together, than the set holds (a hand
-    of two 5s beside 19 on the board cannot happen, and no placement of it is legal)."""
+    """A position and a hand of 1-3 tiles that could come out of the bag beside it."""
     pos = draw(positions)
-    left = Counter(TILE_SET)
-    left.subtract(v for _, v in pos)
-    hand: list[int] = []
-    for _ in range(draw(st.integers(1, 3))):
-        available = sorted(v for v, n in left.items() if n > 0)
-        if not available:
-            break
-        value = draw(st.sampled_from(available))
-        hand.append(value)
-        left[value] -= 1
-    assume(hand)
-    return pos, hand
+    return pos, draw(hands_from_bag(TILE_SET, (v for _, v in pos)))
 
 
 def max_line(board: Board) -> int:

@@ -7,14 +7,13 @@ properties are written once. Kept small: a few dozen examples each.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.rules import Board, ScoreSheet, check_turn, legal_placements
@@ -33,6 +32,8 @@ from zatre_vision.rules.variants.cards import (
 )
 from zatre_vision.simulate import Simulation
 from zatre_vision.simulate_cards import CardSimulation
+
+from .bag_hands import hands_from_bag
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -192,32 +193,13 @@ def test_no_accepted_turn_leaves_a_line_over_12_or_a_loose_piece(variant, data):
         assert "line-over-12" in {v.code for v in result.violations}
 
 
-@st.composite
-def hands_beside(draw, variant: Variant, board) -> list[int]:
-    """1-3 pieces that could come out of the bag (or deck) beside ``board``: no value more
-    often, laid and in hand together, than the set holds. (Two 5s beside 19 on the
-    board cannot be drawn, and no move with them is legal.)"""
-    left = Counter(variant.in_set)
-    left.subtract(v for _, v in board.to_dict().items())
-    hand: list[int] = []
-    for _ in range(draw(st.integers(1, 3))):
-        available = sorted(v for v in variant.values if left[v] > 0)
-        if not available:
-            break
-        value = draw(st.sampled_from(available))
-        hand.append(value)
-        left[value] -= 1
-    assume(hand)
-    return hand
-
-
 @variants
 @SETTINGS
 @given(data=st.data())
 def test_every_generated_move_is_accepted(variant, data):
     board = variant.build(variant.position(data.draw(seeds), data.draw(turn_counts),
                                            data.draw(strategies)))
-    hand = data.draw(hands_beside(variant, board))
+    hand = data.draw(hands_from_bag(variant.in_set, board.to_dict().values(), variant.values))
     for placed in variant.moves(board, hand)[:40]:
         if placed:
             result = variant.check(board, placed, hand=hand)
