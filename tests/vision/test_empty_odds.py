@@ -13,11 +13,12 @@ from hypothesis.extra import numpy as hnp
 from zatre_vision.vision import reader as reader_module
 from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import CLASSES, OCCLUDED
-from zatre_vision.vision.geometry import CELL_COLROW, CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import (
     CLEAR_SHARPNESS,
     EMPTY_ODDS_SHARP,
     SHARP_ENOUGH,
+    TOUCHING,
     empty_odds_raised,
 )
 
@@ -33,9 +34,9 @@ UNDER = {OCCLUDED: 0.98, 0: 0.02}
 
 def _touching(i: int, light: bool) -> int:
     """A cell touching cell ``i`` whose kind is light x2 (or dark)."""
-    for j in range(N):
-        if IS_LIGHT[j] == light and np.abs(CELL_COLROW[j] - CELL_COLROW[i]).max() == 1:
-            return j
+    for j in np.flatnonzero(TOUCHING[i]):
+        if IS_LIGHT[j] == light:
+            return int(j)
     raise AssertionError("no such neighbour")
 
 
@@ -47,8 +48,7 @@ def _patch(edge_light: bool) -> tuple[list[int], int, np.ndarray]:
             edge = _touching(centre, edge_light)
         except AssertionError:
             continue
-        under = [centre] + [j for j in range(N) if j != edge
-                            and np.abs(CELL_COLROW[j] - CELL_COLROW[centre]).max() == 1]
+        under = [centre] + [int(j) for j in np.flatnonzero(TOUCHING[centre]) if j != edge]
         return under, edge, _probs({**{j: UNDER for j in under}, edge: EDGE})
     raise AssertionError("no patch")
 

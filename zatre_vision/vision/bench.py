@@ -145,10 +145,10 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                              "score": round(res.locate_score, 3)})
             visible += n_vis
             wrong += int((labels[vis] > 0).sum())   # every tile missed
-            missed = (n_vis, int((labels[vis] > 0).sum()), 0, 0)
-            group.append(missed[:3])
-            pips.append(missed)
-            hand.append(missed)
+            row = (n_vis, int((labels[vis] > 0).sum()), 0, 0)
+            group.append(row[:3])
+            pips.append(row)
+            hand.append(row)
             continue
         n_found += 1
         doubtful_frames += int(res.doubtful_frame)
@@ -182,9 +182,10 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         boards_exact += int(w == 0 and u == 0)
         boards_exact_but_edges += int(w == 0 and u == e)
         edge_uncertain += e
-        group.append((n_vis, w, u))
-        pips.append((n_vis, w, u, e))
-        hand.append((n_vis, w, u, e))
+        row = (n_vis, w, u, e)
+        group.append(row[:3])
+        pips.append(row)
+        hand.append(row)
         boards_exact_lenient += int(w == 0)
         if w or u:
             failures.append({"photo": i, "wrong": w, "uncertain": u,

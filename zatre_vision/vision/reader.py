@@ -83,9 +83,9 @@ BRIGHT_EMPTY_BELOW = 0.7
 #: cells): bare cells at a hand's edge are called occluded, dark marble doubted. Not on
 #: light x2 cells, where a tile under a hand then reads as empty (raised there too, 7
 #: hidden cells were read wrongly on seeds 7001, 8101 and 9001), nor on blurred photos,
-#: where a blurred tile does. Chosen on seed 7001 (exact boards 109 -> 118, no more wrong cells; 7: 120
-#: there, but 4 and 1 more wrong cells on 9001 and 8101); docs/vision-notes.md,
-#: session 20.
+#: where a blurred tile does. Chosen on seed 7001 (exact boards 109 -> 118, no more
+#: wrong cells; 7: 120 there, but 4 and 1 more wrong cells on 9001 and 8101);
+#: docs/vision-notes.md, session 20.
 EMPTY_ODDS_SHARP = 4.0
 #: ``sharpness`` from which a photo counts as clearly sharp (about half of the wide
 #: benchmark's photos; SHARP_ENOUGH is the bar below which one is blurred)
