@@ -90,7 +90,7 @@ def read(images: tuple[str, ...], calibration: str | None, save_calibration: str
             saved = True
         if res.board_found and res.doubtful_frame:
             click.echo(f"zatre: {path}: too blurred or badly lit to read the tiles; "
-                       f"{len(res.uncertain)} cells left uncertain", err=True)
+                       f"all {len(res.uncertain)} cells left uncertain", err=True)
         out = res.to_json()
         if len(images) > 1:
             out = {"image": path, **out}

@@ -61,11 +61,14 @@ LIGHT_EMPTY_BLURRED = 0.9
 #: it cannot read well (blur or light beyond what it learnt): there one in twenty of
 #: the tiles and light x2 cells it is sure of is wrong, against one in a thousand or
 #: fewer elsewhere (wide seeds 7001, 8101 and 9001: 2 to 8 % of those readings wrong
-#: from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). On such a
-#: ``doubtful_frame`` only dark cells read empty are reported: every tile and every
-#: light x2 cell is left uncertain (a live table keeps their settled values and waits for a
-#: better frame). Chosen on seed 7001 (wrong cells on the boards found 103 -> 43, 8 and
-#: 12 give 40 and 43); docs/vision-notes.md, session 19.
+#: from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). Such a ``doubtful_frame``
+#: reports no cell as read: all 193 are uncertain (a live table keeps their settled
+#: values and waits for a better frame). Chosen on seed 7001 (wrong cells on the boards
+#: found 103 -> 43, 8 and 12 give 40 and 43); docs/vision-notes.md, session 19. Until
+#: session 21 the dark cells read empty still counted as read there; they held most of
+#: the wrong cells left (wide seeds 7001 / 6201: 29 of 43 / 50 of 140, boards fitted a
+#: cell or two off under heavy blur), and two such frames in a row could tell the live
+#: tracker that a tile had been lifted.
 DOUBTFUL_FRAME = 10
 #: a dark cell the network reads empty but whose middle is bright like a tile
 #: (``looks_like_tiles``: blur, glare, or bright marble on an overexposed photo) is left
@@ -347,9 +350,9 @@ class BoardReader:
         boards 88 -> 106 of 287, wrong cells 107 -> 108; training ranges 125 -> 136
         of 193, no wrong cell.) On a ``blurred`` photo a light x2 cell read empty needs
         LIGHT_EMPTY_BLURRED of the network's own probability of "empty"; a dark cell read
-        empty that is bright like a tile is uncertain below BRIGHT_EMPTY_BELOW of it. On a
-        frame with DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``) only dark
-        cells read empty count as read; every tile and light x2 cell is left uncertain.
+        empty that is bright like a tile is uncertain below BRIGHT_EMPTY_BELOW of it. A
+        frame with DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``) reports no
+        cell as read: every cell is left uncertain.
 
         On a ``clear`` photo (clearly sharp) the dark cells' odds of "empty" are first
         raised (``empty_odds_raised``); the result still reports the network's own."""
@@ -414,11 +417,8 @@ class BoardReader:
         # "empty" cells taken as empty
         doubtful_frame = len(uncertain) - len(occluded) + bright_taken >= DOUBTFUL_FRAME
         if doubtful_frame:
-            unsure = set(uncertain)
-            for i, name in enumerate(CELL_NAMES):
-                if name not in unsure and (name in cells or IS_LIGHT[i]):
-                    cells.pop(name, None)
-                    uncertain.append(name)
+            cells = {}
+            uncertain = list(CELL_NAMES)
         order = sorted(cells, key=_reading_key)
         return ReadResult(True, cells={n: cells[n] for n in order},
                           uncertain=sorted(uncertain, key=_reading_key),
