@@ -28,8 +28,9 @@ TORN = {1: 0.5, 2: 0.5}
 
 
 def _crops() -> np.ndarray:
-    """A dark board: cells read empty there are bare board, sure at any probability."""
-    return np.full((N, CROP, CROP), 0.3, np.float32)
+    """A dark, sharply grained board: cells read empty there are bare board, sure at
+    any probability, and the photo is not streaked (``weakest_direction_sharpness``)."""
+    return np.random.default_rng(7).uniform(0.2, 0.4, (N, CROP, CROP)).astype(np.float32)
 
 
 def _frame(doubtful: int, row: dict[int, float] = TORN) -> np.ndarray:

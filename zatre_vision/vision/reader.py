@@ -70,6 +70,17 @@ LIGHT_EMPTY_BLURRED = 0.9
 #: cell or two off under heavy blur), and two such frames in a row could tell the live
 #: tracker that a tile had been lifted.
 DOUBTFUL_FRAME = 10
+#: a photo whose crops have a ``weakest_direction_sharpness`` below this is streaked or
+#: blurred past reading its pips: 2 % of the photos whose pips are clear fall below it
+#: and 96 % of those whose pips are blurred away (`bench.pip_contrast` under 0.05; wide
+#: seeds 7001, 8101, 9001, 6101 and 6201), against 53 % below SHARP_ENOUGH of
+#: ``sharpness``, which a streak leaves high: edges along it stay sharp.
+STREAKED_BELOW = 0.048
+#: on such a photo a frame is doubtful from this many doubtful cells: the network is
+#: sure of tiles it cannot see there (tiles on light x2 cells read empty, boards fitted
+#: a cell off). Chosen on seed 7001: wrong cells 14 -> 7 (2 to 4 give 7); over the five
+#: seeds 135 -> 29, exact boards unchanged (a frame with a doubtful cell is never exact).
+DOUBTFUL_FRAME_STREAKED = 3
 #: a dark cell the network reads empty but whose middle is bright like a tile
 #: (``looks_like_tiles``: blur, glare, or bright marble on an overexposed photo) is left
 #: uncertain when the network's own probability of "empty" is below this; from it on the
@@ -202,6 +213,19 @@ def oriented(crops: np.ndarray, k: int) -> np.ndarray:
     quarter turns, then mirrored left to right when k >= 4."""
     out = np.rot90(crops, k % 4, axes=(1, 2))
     return out[:, :, ::-1] if k >= 4 else out
+
+
+def weakest_direction_sharpness(crops: np.ndarray) -> float:
+    """The least, over four directions (across, down and both diagonals), of the crops'
+    mean absolute second difference. A motion streak flattens the pips along its
+    direction and leaves the edges along it sharp, so it shows here and hardly in
+    ``sharpness``."""
+    c = np.asarray(crops, np.float32)
+    mid = 2.0 * c[:, 1:-1, 1:-1]
+    return float(min(np.abs(c[:, 1:-1, 2:] + c[:, 1:-1, :-2] - mid).mean(),
+                     np.abs(c[:, 2:, 1:-1] + c[:, :-2, 1:-1] - mid).mean(),
+                     np.abs(c[:, 2:, 2:] + c[:, :-2, :-2] - mid).mean(),
+                     np.abs(c[:, 2:, :-2] + c[:, :-2, 2:] - mid).mean()))
 
 
 def sharpness(board: np.ndarray) -> float:
@@ -351,8 +375,10 @@ class BoardReader:
         of 193, no wrong cell.) On a ``blurred`` photo a light x2 cell read empty needs
         LIGHT_EMPTY_BLURRED of the network's own probability of "empty"; a dark cell read
         empty that is bright like a tile is uncertain below BRIGHT_EMPTY_BELOW of it. A
-        frame with DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``) reports no
-        cell as read: every cell is left uncertain.
+        frame with DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``; from
+        DOUBTFUL_FRAME_STREAKED on a photo streaked or blurred past its pips,
+        ``weakest_direction_sharpness`` below STREAKED_BELOW) reports no cell as read:
+        every cell is left uncertain.
 
         On a ``clear`` photo (clearly sharp) the dark cells' odds of "empty" are first
         raised (``empty_odds_raised``); the result still reports the network's own."""
@@ -415,7 +441,10 @@ class BoardReader:
                 cells[name] = c
         # the cells in doubt: uncertain ones that are not occluded calls, and bright
         # "empty" cells taken as empty
-        doubtful_frame = len(uncertain) - len(occluded) + bright_taken >= DOUBTFUL_FRAME
+        doubts = len(uncertain) - len(occluded) + bright_taken
+        doubtful_frame = doubts >= DOUBTFUL_FRAME or (
+            doubts >= DOUBTFUL_FRAME_STREAKED
+            and weakest_direction_sharpness(cr) < STREAKED_BELOW)
         if doubtful_frame:
             cells = {}
             uncertain = list(CELL_NAMES)

@@ -1,0 +1,97 @@
+"""A photo streaked (or blurred) past its pips is held back from fewer doubtful cells
+(DOUBTFUL_FRAME_STREAKED instead of DOUBTFUL_FRAME): there the network is sure of tiles
+it cannot see. A streak is told by ``weakest_direction_sharpness`` of the crops, which
+it flattens, while the mean |Laplacian| (``sharpness``) stays high along it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zatre_vision.vision.cells import CROP, crops
+from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.reader import (
+    DOUBTFUL_FRAME,
+    DOUBTFUL_FRAME_STREAKED,
+    SHARP_ENOUGH,
+    STREAKED_BELOW,
+    model_maps,
+    normalise,
+    rectify_board,
+    sharpness,
+    weakest_direction_sharpness,
+)
+
+from .cell_probs import cell_probs
+
+N = len(CELL_NAMES)
+DARK = np.flatnonzero(~IS_LIGHT)
+TILE = int(DARK[-1])
+
+
+def _grained() -> np.ndarray:
+    """Dark board cells with a sharp grain in every direction."""
+    return np.random.default_rng(3).uniform(0.2, 0.4, (N, CROP, CROP)).astype(np.float32)
+
+
+def _streaked() -> np.ndarray:
+    """The same cells smeared flat along their rows, as a sideways streak does."""
+    g = _grained()
+    return np.repeat(g.mean(axis=2, keepdims=True), CROP, axis=2)
+
+
+def _frame(doubtful: int) -> np.ndarray:
+    rows = {int(i): {1: 0.5, 2: 0.5} for i in DARK[:doubtful]}
+    rows[TILE] = {4: 0.97, 0: 0.03}
+    return cell_probs(rows)
+
+
+def test_the_measures_tell_the_two_boards_apart():
+    assert weakest_direction_sharpness(_grained()) >= STREAKED_BELOW
+    assert weakest_direction_sharpness(_streaked()) < STREAKED_BELOW
+
+
+def test_a_streaked_frame_is_held_back_from_fewer_doubts(reader):
+    n = DOUBTFUL_FRAME_STREAKED
+    assert n < DOUBTFUL_FRAME
+    streaked = reader.decide(_streaked(), _frame(n))
+    assert streaked.doubtful_frame and streaked.cells == {}
+    assert len(streaked.uncertain) == N
+    # the same doubts on a sharp photo leave the sure tile read
+    sharp = reader.decide(_grained(), _frame(n))
+    assert not sharp.doubtful_frame and sharp.cells == {CELL_NAMES[TILE]: 4}
+    # and one doubt fewer on the streaked photo too
+    fewer = reader.decide(_streaked(), _frame(n - 1))
+    assert not fewer.doubtful_frame and fewer.cells == {CELL_NAMES[TILE]: 4}
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, DOUBTFUL_FRAME + 3), st.booleans())
+def test_held_back_exactly_when_the_rule_says(reader, doubtful, streak):
+    res = reader.decide(_streaked() if streak else _grained(), _frame(doubtful))
+    bar = DOUBTFUL_FRAME_STREAKED if streak else DOUBTFUL_FRAME
+    assert res.doubtful_frame == (doubtful >= bar)
+    assert (res.cells == {}) == res.doubtful_frame
+
+
+def test_a_streak_on_a_real_photo_shows_in_the_weakest_direction(photos, reader):
+    """A sideways camera-shake streak over a rendered board: the old measure still calls
+    the board sharp, the weakest direction does not."""
+    path, _ = photos["full"]
+    image = cv2.imread(str(path))
+    model = reader.read(image).model
+    streak = np.zeros((9, 9), np.float32)
+    streak[4, :] = 1 / 9
+
+    def board_and_crops(img):
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
+        return board, crops(board)
+
+    board, cr = board_and_crops(image)
+    assert weakest_direction_sharpness(cr) >= STREAKED_BELOW
+    board, cr = board_and_crops(cv2.filter2D(image, -1, streak))
+    assert weakest_direction_sharpness(cr) < STREAKED_BELOW
+    assert sharpness(board) >= SHARP_ENOUGH
