@@ -59,11 +59,14 @@ def test_the_benchmark_says_where_each_board_came_from():
     found = sum(v["photos"] for k, v in by.items() if k != "locate:none")
     assert found / res["set"]["photos_with_board"] == res["board_found_rate"]
     assert all(k.startswith("locate:") and v["read_median_ms"] > 0 for k, v in by.items())
-    # a held-back frame leaves its light x2 cells uncertain, so it is never exact
+    # a held-back frame leaves every cell uncertain, so it is never exact, and leaving
+    # such frames out can only lower the share of uncertain cells
     held = res["doubtful_frames"]["photos"]
     boards = res["set"]["photos_with_board"]
     assert 0 <= held <= found
     assert round(res["boards_exactly_right"] * boards) <= found - held
+    other = res["doubtful_frames"]["uncertain_rate_on_the_other_frames"]
+    assert 0 <= other <= res["cells"]["found_boards_only"]["uncertain_rate"] + 1e-6
 
 
 def test_the_benchmark_splits_its_boards_by_pip_contrast_and_hands():
