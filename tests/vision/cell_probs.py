@@ -1,11 +1,18 @@
-"""Class probabilities for all 193 cells, for tests of ``BoardReader.decide``."""
+"""Class probabilities and crops for all 193 cells, for tests of ``BoardReader.decide``."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import CLASSES
-from zatre_vision.vision.geometry import CELL_NAMES
+from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+
+DARK = np.flatnonzero(~IS_LIGHT)
+#: a sure tile on a dark cell, away from the doubtful ones of ``frame_with_doubts``
+TILE = int(DARK[-1])
+#: a reading no bar accepts: two classes at half each
+TORN = {1: 0.5, 2: 0.5}
 
 
 def cell_probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
@@ -17,3 +24,18 @@ def cell_probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
         for c, v in row.items():
             p[i, c] = v
     return p
+
+
+def frame_with_doubts(doubtful: int, row: dict[int, float] = TORN) -> np.ndarray:
+    """The first ``doubtful`` dark cells read as ``row``, a sure 4 on TILE, the rest
+    surely empty."""
+    rows = {int(i): row for i in DARK[:doubtful]}
+    rows[TILE] = {4: 0.97, 0: 0.03}
+    return cell_probs(rows)
+
+
+def grained_dark_crops() -> np.ndarray:
+    """A dark, sharply grained board: cells read empty there are bare board, sure at
+    any probability, and the photo is not streaked (``weakest_direction_sharpness``)."""
+    return np.random.default_rng(7).uniform(0.2, 0.4, (len(CELL_NAMES), CROP, CROP)
+                                            ).astype(np.float32)

@@ -12,47 +12,29 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision import reader as reader_module
-from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import OCCLUDED
-from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.reader import BRIGHT_EMPTY_BELOW, DOUBTFUL_FRAME, MIN_CONFIDENCE
 
-from .cell_probs import cell_probs
+from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
 
 N = len(CELL_NAMES)
-DARK = np.flatnonzero(~IS_LIGHT)
-#: a sure tile on a dark cell, away from the doubtful ones below
-TILE = int(DARK[-1])
-#: a reading no bar accepts: two classes at half each
-TORN = {1: 0.5, 2: 0.5}
-
-
-def _crops() -> np.ndarray:
-    """A dark, sharply grained board: cells read empty there are bare board, sure at
-    any probability, and the photo is not streaked (``weakest_direction_sharpness``)."""
-    return np.random.default_rng(7).uniform(0.2, 0.4, (N, CROP, CROP)).astype(np.float32)
-
-
-def _frame(doubtful: int, row: dict[int, float] = TORN) -> np.ndarray:
-    rows = {int(i): row for i in DARK[:doubtful]}
-    rows[TILE] = {4: 0.97, 0: 0.03}
-    return cell_probs(rows)
 
 
 def test_a_few_doubtful_cells_leave_the_other_readings_alone(reader):
-    res = reader.decide(_crops(), _frame(DOUBTFUL_FRAME - 1))
+    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME - 1))
     assert not res.doubtful_frame
     assert res.cells == {CELL_NAMES[TILE]: 4}
     assert set(res.uncertain) == {CELL_NAMES[i] for i in DARK[:DOUBTFUL_FRAME - 1]}
 
 
 def test_a_doubtful_frame_reports_no_cell_as_read(reader):
-    res = reader.decide(_crops(), _frame(DOUBTFUL_FRAME))
+    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME))
     assert res.doubtful_frame
     assert res.cells == {}
     # the sure tile, the light x2 cells and the bare dark cells alike: nothing is
     # claimed, not even "empty", so a live tracker cannot take a tile for lifted
-    assert res.uncertain == sorted(CELL_NAMES, key=lambda n: (int(n[1:]), n[0]))
+    assert res.uncertain == list(CELL_NAMES)   # in reading order
     assert res.occluded == []
     # the network's own classes are kept for the dashboard
     assert res.classes[TILE] == 4
@@ -60,7 +42,7 @@ def test_a_doubtful_frame_reports_no_cell_as_read(reader):
 
 def test_a_hand_does_not_make_a_frame_doubtful(reader):
     # a hand: a block of occluded calls (more than DOUBTFUL_FRAME of them)
-    res = reader.decide(_crops(), _frame(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01}))
+    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01}))
     assert not res.doubtful_frame
     assert len(res.occluded) == DOUBTFUL_FRAME + 5
     assert res.cells == {CELL_NAMES[TILE]: 4}
@@ -86,7 +68,7 @@ def _random_probs(draw_seed: int, doubtful: int) -> np.ndarray:
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.integers(0, 25))
 def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
-    crops, probs = _crops(), _random_probs(seed, doubtful)
+    crops, probs = grained_dark_crops(), _random_probs(seed, doubtful)
     res = reader.decide(crops, probs)
     with mock.patch.object(reader_module, "DOUBTFUL_FRAME", 10**6):
         plain = reader.decide(crops, probs)
@@ -110,7 +92,7 @@ def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(reader, e
     glare, bright marble on an overexposed photo) is uncertain below
     BRIGHT_EMPTY_BELOW of "empty", and empty from it on."""
     cell = int(DARK[5])
-    crops = _crops()
+    crops = grained_dark_crops()
     crops[cell] = 0.8
     res = reader.decide(crops, cell_probs({cell: {0: empty, 3: 1.0 - empty}}))
     name = CELL_NAMES[cell]
@@ -120,7 +102,7 @@ def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(reader, e
 
 def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame(reader):
     bright = DARK[:DOUBTFUL_FRAME]
-    crops = _crops()
+    crops = grained_dark_crops()
     crops[bright] = 0.8
     rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
     rows[TILE] = {4: 0.97, 0: 0.03}

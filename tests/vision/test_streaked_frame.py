@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cells import CROP, crops
-from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,
     DOUBTFUL_FRAME_STREAKED,
@@ -24,53 +24,40 @@ from zatre_vision.vision.reader import (
     weakest_direction_sharpness,
 )
 
-from .cell_probs import cell_probs
+from .cell_probs import TILE, frame_with_doubts, grained_dark_crops
 
 N = len(CELL_NAMES)
-DARK = np.flatnonzero(~IS_LIGHT)
-TILE = int(DARK[-1])
-
-
-def _grained() -> np.ndarray:
-    """Dark board cells with a sharp grain in every direction."""
-    return np.random.default_rng(3).uniform(0.2, 0.4, (N, CROP, CROP)).astype(np.float32)
 
 
 def _streaked() -> np.ndarray:
     """The same cells smeared flat along their rows, as a sideways streak does."""
-    g = _grained()
+    g = grained_dark_crops()
     return np.repeat(g.mean(axis=2, keepdims=True), CROP, axis=2)
 
 
-def _frame(doubtful: int) -> np.ndarray:
-    rows = {int(i): {1: 0.5, 2: 0.5} for i in DARK[:doubtful]}
-    rows[TILE] = {4: 0.97, 0: 0.03}
-    return cell_probs(rows)
-
-
 def test_the_measures_tell_the_two_boards_apart():
-    assert weakest_direction_sharpness(_grained()) >= STREAKED_BELOW
+    assert weakest_direction_sharpness(grained_dark_crops()) >= STREAKED_BELOW
     assert weakest_direction_sharpness(_streaked()) < STREAKED_BELOW
 
 
 def test_a_streaked_frame_is_held_back_from_fewer_doubts(reader):
     n = DOUBTFUL_FRAME_STREAKED
     assert n < DOUBTFUL_FRAME
-    streaked = reader.decide(_streaked(), _frame(n))
+    streaked = reader.decide(_streaked(), frame_with_doubts(n))
     assert streaked.doubtful_frame and streaked.cells == {}
     assert len(streaked.uncertain) == N
     # the same doubts on a sharp photo leave the sure tile read
-    sharp = reader.decide(_grained(), _frame(n))
+    sharp = reader.decide(grained_dark_crops(), frame_with_doubts(n))
     assert not sharp.doubtful_frame and sharp.cells == {CELL_NAMES[TILE]: 4}
     # and one doubt fewer on the streaked photo too
-    fewer = reader.decide(_streaked(), _frame(n - 1))
+    fewer = reader.decide(_streaked(), frame_with_doubts(n - 1))
     assert not fewer.doubtful_frame and fewer.cells == {CELL_NAMES[TILE]: 4}
 
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, DOUBTFUL_FRAME + 3), st.booleans())
 def test_held_back_exactly_when_the_rule_says(reader, doubtful, streak):
-    res = reader.decide(_streaked() if streak else _grained(), _frame(doubtful))
+    res = reader.decide(_streaked() if streak else grained_dark_crops(), frame_with_doubts(doubtful))
     bar = DOUBTFUL_FRAME_STREAKED if streak else DOUBTFUL_FRAME
     assert res.doubtful_frame == (doubtful >= bar)
     assert (res.cells == {}) == res.doubtful_frame
