@@ -1,4 +1,5 @@
-"""``quantile.percentile`` gives exactly what ``np.percentile`` gives (value and dtype)."""
+"""``quantile.percentile`` and ``row_percentiles`` give exactly what ``np.percentile`` gives
+(value and dtype)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from zatre_vision.vision.quantile import percentile
+from zatre_vision.vision.quantile import percentile, row_percentiles
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32)
 
@@ -36,3 +37,22 @@ def test_takes_any_shape_flat_and_leaves_the_sample_alone():
 def test_empty_sample_is_an_error():
     with pytest.raises(ValueError, match="empty"):
         percentile(np.array([]), 50)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.one_of(arrays(np.float32, st.tuples(st.integers(0, 12), st.integers(1, 200)),
+                          elements=FINITE),
+                   arrays(np.float64, st.tuples(st.integers(0, 12), st.integers(1, 60)),
+                          elements=st.integers(-3, 3).map(float))),   # many ties
+       q=st.one_of(st.sampled_from([0.0, 25.0, 80.0, 98.0, 100.0]), st.floats(0, 100)))
+def test_row_percentiles_same_as_numpy(a, q):
+    want, got = np.percentile(a, q, axis=1), row_percentiles(a, q)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want)
+
+
+def test_row_percentiles_take_rows_only():
+    with pytest.raises(ValueError, match="2-D"):
+        row_percentiles(np.arange(5.0), 50)
+    with pytest.raises(ValueError, match="empty"):
+        row_percentiles(np.zeros((3, 0)), 50)

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .geometry import GridModel
+from .quantile import percentile
 
 #: rectified pixels per cell for the check (cheap: 170 x 170 pixels)
 PPC = 10
@@ -44,7 +45,7 @@ def border_brightness(grey: np.ndarray, model: GridModel) -> tuple[float, ...]:
     r = cv2.remap(grey, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                   borderValue=0).astype(np.float32)
     inside = r[PPC:-PPC:3, PPC:-PPC:3]
-    r *= 1.0 / max(float(np.percentile(inside, 98)), 1.0)
+    r *= 1.0 / max(float(percentile(inside, 98)), 1.0)
     a, b = int(round((1 - STRIP[1]) * PPC)), int(round((1 - STRIP[0]) * PPC))
     n = r.shape[0]
     lo, hi = int(round((1 + SIDE_TRIM) * PPC)), int(round((16 - SIDE_TRIM) * PPC))

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from .cells import CROP, PPC
+from .quantile import row_percentiles
 
 #: a crop whose middle is darker than this (board bright level = 1) holds no tile
 TILE_LEVEL = 0.45
@@ -46,7 +47,7 @@ def middle(crops: np.ndarray) -> np.ndarray:
 
 def middle_levels(crops: np.ndarray) -> np.ndarray:
     """Each crop's bright level: the 80th percentile of its middle."""
-    return np.percentile(middle(crops), 80, axis=1)
+    return row_percentiles(middle(crops), 80)
 
 
 def _tile_region(bright: np.ndarray) -> np.ndarray | None:

@@ -23,6 +23,7 @@ from .find_board import BoardLocator
 from .geometry import CELL_COLROW, CELL_NAMES, IS_LIGHT, GridModel
 from .markers import locate_with_markers
 from .pips import CANNOT_TELL, TILE_LEVEL, count_all, middle, middle_levels
+from .quantile import row_percentiles
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -164,7 +165,7 @@ def looks_like_tiles(crops: np.ndarray) -> np.ndarray:
     a dark, not x2, cell that the classifier calls empty, this means blur or glare.)
     Three quarters of the middle must be bright: bright marble veins, streaks with dark
     between them, do not count."""
-    return np.percentile(middle(crops), 25, axis=1) > TILE_BRIGHT
+    return row_percentiles(middle(crops), 25) > TILE_BRIGHT
 
 
 def no_hand_near(cls: np.ndarray) -> np.ndarray:
