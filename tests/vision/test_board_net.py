@@ -93,7 +93,8 @@ def test_a_faint_network_fit_is_weighed_against_the_classical_search(
         return LocateResult(good, classical_score, 100, ((good, classical_score),))
 
     monkeypatch.setattr(fb, "fit_from_corners",
-                        lambda grey, corners: FitResult(good, net_score, quarters, (0, 0)))
+                        lambda grey, corners, full_polish=True:
+                        FitResult(good, net_score, quarters, (0, 0)))
     monkeypatch.setattr(fb, "locate", fake_search)
     found = fb.BoardLocator().locate(img)
     assert found.method == method

@@ -29,8 +29,8 @@ def test_round_trip(located, tmp_path):
     cal = make_calibration(img, model)
     cal.save(tmp_path / "c.json")
     back = Calibration.load(tmp_path / "c.json")
-    assert np.allclose(back.model.homography, model.homography)
-    assert back.model.k == pytest.approx(model.k)
+    assert np.allclose(back.model.homography, cal.model.homography)
+    assert back.model.k == pytest.approx(cal.model.k)
     assert back.line_score == pytest.approx(cal.line_score, abs=1e-4)
 
 

@@ -68,9 +68,9 @@ def test_locator_rescues_a_sure_outline_with_one_corner_off(photos, monkeypatch,
     real_fit = fb.fit_from_corners
     tried = []
 
-    def fit(grey, corners):
+    def fit(grey, corners, full_polish=True):
         tried.append(np.array(corners))
-        return None if np.allclose(corners, start) else real_fit(grey, corners)
+        return None if np.allclose(corners, start) else real_fit(grey, corners, full_polish)
 
     locator = fb.BoardLocator()
     monkeypatch.setattr(locator.finder, "find",
@@ -100,11 +100,11 @@ def test_a_faint_search_result_does_not_stop_the_rescue(photos, monkeypatch, sea
     real_fit = fb.fit_from_corners
     tried = []
 
-    def fit(grey, corners):
+    def fit(grey, corners, full_polish=True):
         tried.append(np.array(corners))
         if np.allclose(corners, start) or np.allclose(corners, off.corners()):
             return None
-        return real_fit(grey, corners)
+        return real_fit(grey, corners, full_polish)
 
     locator = fb.BoardLocator()
     monkeypatch.setattr(locator.finder, "find", lambda image: BoardOutline(start, 0.95))
@@ -149,8 +149,10 @@ def test_the_mirrored_look_is_tried_when_the_first_outline_gives_no_fit(photos, 
         return BoardOutline(wrong, 0.95) if len(looks) == 1 else real_find(image)
 
     monkeypatch.setattr(locator.finder, "find", find)
-    monkeypatch.setattr(fb, "fit_from_corners", lambda grey, corners, real=fb.fit_from_corners:
-                        None if np.allclose(corners, wrong) else real(grey, corners))
+    monkeypatch.setattr(fb, "fit_from_corners",
+                        lambda grey, corners, full_polish=True, real=fb.fit_from_corners:
+                        None if np.allclose(corners, wrong) else real(grey, corners,
+                                                                      full_polish))
     monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(None, 0.0, 0, ()))
     found = locator.locate(img)
     assert len(looks) == 2 and np.array_equal(looks[1], img[:, ::-1])

@@ -114,5 +114,8 @@ def test_save_and_use_calibration(photos, tmp_path):
     assert cal.exists()
     again = json.loads(run("read", "--calibration", str(cal), path).stdout)
     assert again["cells"] == first["cells"]
+    # the saved fit is the read's, polished at full resolution: a few hundredths of a
+    # cell apart
+    cell = np.linalg.norm(np.subtract(first["corners"][1], first["corners"][0])) / 15
     for a, b in zip(again["corners"], first["corners"], strict=True):
-        assert a == pytest.approx(b, abs=0.05)
+        assert a == pytest.approx(b, abs=0.05 * cell)

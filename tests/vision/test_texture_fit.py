@@ -122,7 +122,7 @@ def test_a_faint_texture_fit_needs_a_faint_network_fit_on_the_same_grid(
     net_fit = right if witness else shift_model(right, 2, 1)
     box = _bulging(truth, 3.0, cell)
     locator = _misled(monkeypatch, BoardOutline(box, 0.95))
-    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts: _faint(net_fit, 0.45))
+    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts, polish=True: _faint(net_fit, 0.45))
     monkeypatch.setattr(fb, "texture_fit", lambda grey: _faint(right, 0.5))
     monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
     found = locator.locate(img)
@@ -142,7 +142,7 @@ def test_a_texture_fit_inside_the_outline_stands_alone_from_its_own_bar(
     right = fb.fit_from_corners(to_grey(img), truth).model
     score = fb.TEXTURE_MIN_SCORE + (0.01 if above else -0.01)
     locator = _misled(monkeypatch, BoardOutline(_bulging(truth, 3.0, cell), 0.95))
-    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts: _faint(
+    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts, polish=True: _faint(
         shift_model(right, 2, 1), 0.45))
     monkeypatch.setattr(fb, "texture_fit", lambda grey: _faint(right, score))
     monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .geometry import GridModel
+from .grid_fit import polish
 from .locate import ridge_search, to_grey
 
 VERSION = 1
@@ -96,6 +97,11 @@ def line_score(image: np.ndarray, model: GridModel) -> float:
 
 
 def make_calibration(image: np.ndarray, model: GridModel) -> Calibration:
+    """The calibration of a fixed camera from a fit ``model`` of ``image``: the fit
+    polished at full resolution (``grid_fit.polish``; the reader skips that for frames
+    it searches, and a saved fit serves every later frame) where the polish finds the
+    lines, and its line score."""
+    model = polish(to_grey(image), model) or model
     return Calibration(model, line_score(image, model))
 
 
