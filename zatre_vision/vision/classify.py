@@ -54,6 +54,13 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+#: crops per run of the network. Its first layer's output for a whole frame's 193
+#: crops is ~7 MB, more than a core's cache, so one big batch waits on memory; in
+#: batches of 32 the same outputs (bit for bit: each crop is computed on its own) come
+#: ~30 % sooner (wide photos, a frame's two runs: 11.5 -> 8.1 ms).
+BATCH = 32
+
+
 class PipClassifier:
     """onnxruntime session, single-threaded by default, warmed up at load."""
 
@@ -78,10 +85,16 @@ class PipClassifier:
         """(N, 8) class probabilities for (N, S, S) normalised crops of the cells
         ``cells`` (N indices in ``CELL_NAMES`` order; needed when the model takes the
         cell kind)."""
-        feed = {"crops": np.ascontiguousarray(crops[:, None, :, :], np.float32)}
+        x = np.ascontiguousarray(crops[:, None, :, :], np.float32)
+        kind = None
         if self.takes_kind:
             if cells is None or len(cells) != len(crops):
                 raise ValueError("this pip model needs the cell of every crop")
-            feed["kind"] = kind_input(cells)
-        logits = self.session.run(None, feed)[0]
-        return softmax(logits.astype(np.float64))
+            kind = kind_input(cells)
+        logits = []
+        for i in range(0, max(len(x), 1), BATCH):
+            feed = {"crops": x[i:i + BATCH]}
+            if kind is not None:
+                feed["kind"] = kind[i:i + BATCH]
+            logits.append(self.session.run(None, feed)[0])
+        return softmax(np.concatenate(logits).astype(np.float64))
