@@ -17,22 +17,7 @@ import numpy as np
 def percentile(a: np.ndarray, q: float):
     """The ``q``-th percentile (0..100) of the finite values ``a`` (any shape, taken
     flat), as ``np.percentile(a, q)`` gives it: same value and dtype."""
-    a = np.asarray(a).ravel()
-    n = a.size
-    if n == 0:
-        raise ValueError("percentile of an empty sample")
-    at = (n - 1) * (q / 100.0)
-    if at >= n - 1:
-        return a.max()
-    if at <= 0:
-        return a.min()
-    lo = int(at)
-    part = np.partition(a, (lo, lo + 1))
-    x0, x1 = part[lo], part[lo + 1]
-    t = at - lo
-    d = x1 - x0
-    # numpy's lerp: from the nearer end, so that t = 1 gives x1 exactly
-    return x1 - d * (1 - t) if t >= 0.5 else x0 + d * t
+    return row_percentiles(np.asarray(a).reshape(1, -1), q)[0]
 
 
 def row_percentiles(a: np.ndarray, q: float) -> np.ndarray:
