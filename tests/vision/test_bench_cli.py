@@ -84,6 +84,13 @@ def test_the_benchmark_splits_its_boards_by_pip_contrast_and_hands():
     exact = sum(round(v["boards_exactly_right"] * v["photos"]) for v in bands.values())
     assert exact == round(res["boards_exactly_right"] * boards)
     assert 0 <= res["cells"]["hidden_read_wrong"] <= res["cells"]["hidden_cells"]
+    # the well-posed photos: clear pips and no hand, a part of both groups
+    readable = res["clear_pips_no_hand"]
+    assert readable["photos"] <= min(bands["clear"]["photos"], hands["no_hand"]["photos"])
+    assert readable["photos"] >= bands["clear"]["photos"] - hands["hand"]["photos"]
+    exact_readable = round(readable["boards_exactly_right"] * readable["photos"])
+    assert exact_readable <= round(bands["clear"]["boards_exactly_right"]
+                                   * bands["clear"]["photos"])
 
 
 def _truth(defocus=0.0, motion=0.0, side=600.0):
