@@ -86,6 +86,14 @@ def _group_figures(rows: list[tuple[int, ...]]) -> dict:
     return out
 
 
+def _record(row: tuple[int, int, int, int], group: list, splits: list[list]) -> None:
+    """One photo's row (visible cells, wrong, uncertain, uncertain partly under a hand)
+    into its blur group (the first three figures) and each of its other splits."""
+    group.append(row[:3])
+    for rows in splits:
+        rows.append(row)
+
+
 def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                          seed: int = BENCH_SEED, progress: bool = True,
                          wide: bool = True, scanned_board: bool = False) -> dict:
@@ -141,21 +149,17 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         hidden_total += int((~vis).sum())
         group = by_blur["beyond" if _blur_beyond_training(truth, train_sensor) else "within"]
         band = _pip_band(pip_contrast(truth, img.shape[1]))
-        pips = by_pips[band]
         handed = bool(truth.get("hidden") or truth.get("partly_hidden"))
-        hand = by_hand["hand" if handed else "no_hand"]
-        well_posed = band == "clear" and not handed
+        # the splits this photo's row goes into (by_blur takes it without its 4th figure)
+        splits = [by_pips[band], by_hand["hand" if handed else "no_hand"]]
+        if band == "clear" and not handed:
+            splits.append(readable)
         if not res.board_found:
             failures.append({"photo": i, "why": "board not found",
                              "score": round(res.locate_score, 3)})
             visible += n_vis
             wrong += int((labels[vis] > 0).sum())   # every tile missed
-            row = (n_vis, int((labels[vis] > 0).sum()), 0, 0)
-            group.append(row[:3])
-            pips.append(row)
-            hand.append(row)
-            if well_posed:
-                readable.append(row)
+            _record((n_vis, int((labels[vis] > 0).sum()), 0, 0), group, splits)
             continue
         n_found += 1
         doubtful_frames += int(res.doubtful_frame)
@@ -192,12 +196,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         if not res.doubtful_frame:
             read_visible += n_vis
             read_unsure += u
-        row = (n_vis, w, u, e)
-        group.append(row[:3])
-        pips.append(row)
-        hand.append(row)
-        if well_posed:
-            readable.append(row)
+        _record((n_vis, w, u, e), group, splits)
         boards_exact_lenient += int(w == 0)
         if w or u:
             failures.append({"photo": i, "wrong": w, "uncertain": u,

@@ -101,8 +101,9 @@ def make_calibration(image: np.ndarray, model: GridModel) -> Calibration:
     polished at full resolution (``grid_fit.polish``; the reader skips that for frames
     it searches, and a saved fit serves every later frame) where the polish finds the
     lines, and its line score."""
-    model = polish(to_grey(image), model) or model
-    return Calibration(model, line_score(image, model))
+    grey = to_grey(image)
+    model = polish(grey, model) or model
+    return Calibration(model, line_score(grey, model))
 
 
 def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5) -> bool:
