@@ -28,25 +28,42 @@ def _first(board: Board, first_turn: bool | None) -> bool:
 
 
 def legal_index_placements(board: Board, hand: Sequence[int],
-                           first_turn: bool | None = None) -> list[Placement]:
-    """Every legal placement for ``hand`` as index tuples (see module doc)."""
+                           first_turn: bool | None = None,
+                           limit: int | None = None) -> list[Placement]:
+    """Every legal placement for ``hand`` as index tuples (see module doc).
+
+    ``limit`` caps the list at that many placements: the first ones in the search's
+    fixed order, so the list is still deterministic, and it is the whole list whenever
+    there are fewer. A hand of many carried-over tiles on a big board can have millions
+    of legal placements; None lists them all however long that takes.
+    """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
     first = _first(board, first_turn)
     size = largest_placeable(board, hand, first)
     if size == 0:
         return [()]
-    candidates = list(iter_placements(board, hand, size, first))
-    counts = [placement_nonscoring_light(board, p) for p in candidates]
-    fewest = min(counts)
-    return [p for p, n in zip(candidates, counts, strict=True) if n == fewest]
+    kept: list[Placement] = []
+    fewest: int | None = None
+    for p in iter_placements(board, hand, size, first):
+        n = placement_nonscoring_light(board, p)
+        if fewest is None or n < fewest:
+            fewest, kept = n, [p]
+        elif n == fewest and (limit is None or len(kept) < limit):
+            kept.append(p)
+        # Full with placements that cover no bare light cell: none can be better.
+        if fewest == 0 and limit is not None and len(kept) >= limit:
+            break
+    return kept
 
 
-def legal_placements(board: Board, hand: Sequence[int],
-                     first_turn: bool | None = None) -> list[dict[str, int]]:
+def legal_placements(board: Board, hand: Sequence[int], first_turn: bool | None = None,
+                     limit: int | None = None) -> list[dict[str, int]]:
     """Every legal placement for ``hand``, as ``{cell name: value}`` dicts.
 
     An empty dict alone means nothing can be placed (the turn passes).
     """
-    return [{NAMES[i]: v for i, v in p} for p in legal_index_placements(board, hand, first_turn)]
+    return [{NAMES[i]: v for i, v in p} for p in legal_index_placements(board, hand, first_turn, limit)]
 
 
 def max_value_at(values: list[int], index: int) -> int:
@@ -113,21 +130,37 @@ class RankedMove:
 
 def evaluate(board: Board, placement: Placement, sheet: ScoreSheet) -> RankedMove:
     """Score one legal placement and value the sheet it would leave."""
+    return _evaluate(board, placement, sheet, sheet_value(sheet), {})
+
+
+def _evaluate(board: Board, placement: Placement, sheet: ScoreSheet, before: float,
+              worth: dict[tuple, float]) -> RankedMove:
+    """``evaluate`` with the sheet's value ``before`` the move given, and ``worth``
+    caching the change by what the move enters (many moves enter the same points)."""
     values = list(board.values)
     for i, v in placement:
         values[i] = v
     lines, points, crosses = score_lines(values, [i for i, _ in placement])
     placed = {NAMES[i]: v for i, v in placement}
     result = TurnResult(placed=placed, legal=True, lines=lines, points=points, crosses=crosses)
-    after = sheet.copy()
-    after.enter(points, crosses)
-    return RankedMove(placed, result, sheet_value(after) - sheet_value(sheet))
+    key = (tuple(sorted(points.items())), crosses)
+    if key not in worth:
+        after = sheet.copy()
+        after.enter(points, crosses)
+        worth[key] = sheet_value(after) - before
+    return RankedMove(placed, result, worth[key])
 
 
 def ranked_moves(board: Board, hand: Sequence[int], sheet: ScoreSheet,
-                 first_turn: bool | None = None) -> list[RankedMove]:
-    """Every legal move, best first (ties broken by cell names for determinism)."""
-    moves = [evaluate(board, p, sheet) for p in legal_index_placements(board, hand, first_turn)]
+                 first_turn: bool | None = None, limit: int | None = None) -> list[RankedMove]:
+    """Every legal move, best first (ties broken by cell names for determinism).
+
+    ``limit``: rank only the first that many legal placements (see
+    ``legal_index_placements``)."""
+    placements = legal_index_placements(board, hand, first_turn, limit)
+    before = sheet_value(sheet)
+    worth: dict[tuple, float] = {}
+    moves = [_evaluate(board, p, sheet, before, worth) for p in placements]
     moves.sort(key=lambda m: (-m.value, sorted(m.placed.items())))
     return moves
 
