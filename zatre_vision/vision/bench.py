@@ -120,6 +120,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     boards_exact = boards_exact_lenient = boards_exact_but_edges = 0
     edge_uncertain = 0
     hidden_total = hidden_flagged = hidden_read_wrong = 0
+    recentred = recentred_wrong = 0
     cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
     failures: list[dict] = []
     cal_times: list[float] = []
@@ -173,6 +174,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         unc = set(res.uncertain)
         edges = set(truth.get("partly_hidden", []))
         w = u = e = 0
+        settled = set(res.recentred)
+        recentred += len(settled)
         for j, name in enumerate(CELL_NAMES):
             if not vis[j]:
                 hidden_flagged += int(name in unc)
@@ -185,6 +188,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                 e += int(name in edges)
             elif res.cells.get(name, 0) != labels[j]:
                 w += 1
+                recentred_wrong += int(name in settled)
         visible += n_vis
         wrong += w
         unsure += u
@@ -240,6 +244,11 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "hidden_read_wrong_definition": "cells a hand hides that were read anyway (not "
                                             "uncertain) with a value other than the one "
                                             "under the hand; not counted in wrong",
+            "recentred": recentred,
+            "recentred_wrong": recentred_wrong,
+            "recentred_definition": "uncertain cells that a re-centred reading settled "
+                                    "(reader.RECENTRE_SHIFT), and how many of those on "
+                                    "visible cells are wrong (counted in wrong)",
             "uncertain_partly_hidden": edge_uncertain,
             "partly_hidden_definition": "visible cells a hand covers in part (some of "
                                         "the 25 sample points of the cell, fewer than "
