@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 import zatre_vision.simulate as simulate
 from zatre_vision.rules import Board, ScoreSheet, cell_index, check_turn
 from zatre_vision.rules.board import NAMES
-from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.rules.moves import (
     evaluate,
     legal_index_placements,
     placement_nonscoring_light,
     ranked_moves,
 )
+from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.simulate import Simulation
 
 

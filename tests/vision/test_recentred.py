@@ -151,7 +151,7 @@ def test_the_occluded_class_of_a_moved_crop_does_not_count():
     reader, _ = _reader({K6: moves})
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
     assert res.recentred == ["K6"] and res.cells["K6"] == 1
-    assert OCCLUDED == len(CLASSES) - 1
+    assert len(CLASSES) - 1 == OCCLUDED
 
 
 @pytest.fixture(scope="module")
