@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import zatre_vision.rules.moves as moves
 import zatre_vision.simulate as simulate
 from zatre_vision.rules import Board, ScoreSheet, cell_index, check_turn
 from zatre_vision.rules.board import NAMES
@@ -103,3 +104,22 @@ def test_simulated_players_look_at_no_more_than_the_limit(monkeypatch):
     assert seen and max(seen) == 4
     # the game the capped players left is a legal game: the rules engine accepted it
     assert sum(len(t.result.placed) for t in game.history) == game.board.count
+
+
+def test_the_game_that_hung_the_property_test_now_ends(monkeypatch):
+    """Greedy seed 324 holds nine tiles by turn 68, where listing every placement took
+    minutes and gigabytes; with the cap the whole game takes about 25 s."""
+    listed: list[int] = []
+    real = simulate.legal_index_placements
+
+    def counting(board, hand, first_turn=None, limit=None):
+        out = real(board, hand, first_turn, limit)
+        listed.append(len(out))
+        return out
+
+    monkeypatch.setattr(moves, "legal_index_placements", counting)  # behind ranked_moves
+    sim = Simulation(["A", "B"], 324, ["greedy", "greedy"])
+    hands = [len(turn.hand) for turn in sim]
+    assert sim.game.over
+    assert max(hands) >= 9
+    assert max(listed) == simulate.MOVE_LIMIT
