@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from zatre_vision.vision import reader as reader_module
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.reader import BRIGHT_EMPTY_BELOW, DOUBTFUL_FRAME, MIN_CONFIDENCE
+from zatre_vision.vision.reader import (
+    BRIGHT_EMPTY_BELOW,
+    DOUBTFUL_FRAME,
+    MIN_CONFIDENCE,
+    TILE_BRIGHT,
+    TILE_FACE_BRIGHT,
+)
 
 from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
 
@@ -113,3 +119,29 @@ def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame(reader
     res = reader.decide(crops, cell_probs(rows))
     assert not res.doubtful_frame
     assert res.cells == {CELL_NAMES[TILE]: 4} and res.uncertain == []
+
+
+def test_on_a_sharp_photo_bright_marble_is_empty_but_still_a_doubt_about_the_frame(reader):
+    """On a clearly sharp photo a dark cell read empty is doubted as bright like a tile
+    only when its middle is as even as a tile's face (TILE_FACE_BRIGHT): bright marble,
+    three quarters of it between TILE_BRIGHT and that, is empty there. Such cells still
+    count towards a doubtful frame."""
+    cell = int(DARK[5])
+    crops = grained_dark_crops()
+    crops[cell] = (TILE_BRIGHT + TILE_FACE_BRIGHT) / 2   # marble: bright, not a tile's face
+    name = CELL_NAMES[cell]
+    # not clearly sharp: "empty" 0.6, sure enough but below BRIGHT_EMPTY_BELOW
+    assert name in reader.decide(crops, cell_probs({cell: {0: 0.6, 3: 0.4}})).uncertain
+    # clearly sharp: "empty" 0.3 is raised to 0.63 there (EMPTY_ODDS_SHARP), the same case
+    probs = cell_probs({cell: {0: 0.3, 3: 0.7}})
+    sharp = reader.decide(crops, probs, clear=True)
+    assert name not in sharp.uncertain and name not in sharp.cells  # empty
+    crops[cell] = 0.95                                              # a tile's face
+    assert name in reader.decide(crops, probs, clear=True).uncertain
+
+    bright = DARK[:DOUBTFUL_FRAME]
+    crops = grained_dark_crops()
+    crops[bright] = (TILE_BRIGHT + TILE_FACE_BRIGHT) / 2
+    rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
+    rows[TILE] = {4: 0.97, 0: 0.03}
+    assert reader.decide(crops, cell_probs(rows), clear=True).doubtful_frame
