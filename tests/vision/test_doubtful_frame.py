@@ -48,7 +48,8 @@ def test_a_doubtful_frame_reports_no_cell_as_read(reader):
 
 def test_a_hand_does_not_make_a_frame_doubtful(reader):
     # a hand: a block of occluded calls (more than DOUBTFUL_FRAME of them)
-    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01}))
+    hand = frame_with_doubts(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01})
+    res = reader.decide(grained_dark_crops(), hand)
     assert not res.doubtful_frame
     assert len(res.occluded) == DOUBTFUL_FRAME + 5
     assert res.cells == {CELL_NAMES[TILE]: 4}

@@ -61,9 +61,11 @@ def legal_placements(board: Board, hand: Sequence[int], first_turn: bool | None 
                      limit: int | None = None) -> list[dict[str, int]]:
     """Every legal placement for ``hand``, as ``{cell name: value}`` dicts.
 
-    An empty dict alone means nothing can be placed (the turn passes).
+    An empty dict alone means nothing can be placed (the turn passes). ``limit``: see
+    ``legal_index_placements``.
     """
-    return [{NAMES[i]: v for i, v in p} for p in legal_index_placements(board, hand, first_turn, limit)]
+    return [{NAMES[i]: v for i, v in p}
+            for p in legal_index_placements(board, hand, first_turn, limit)]
 
 
 def max_value_at(values: list[int], index: int) -> int:

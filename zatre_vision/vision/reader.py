@@ -141,10 +141,10 @@ RECENTRE_SHIFT = 3
 #: 7001, 6101 and 6201 (781 boards), with RECENTRE_EMPTY_BELOW: exact boards 438 -> 447,
 #: wrong cells 16 -> 16, hidden cells read wrong 11 -> 11, 29 cells settled. Without the
 #: hand rule (and the empty bar): 455 / 17 / 12 (60 settled), and on the benchmark set
-#: two hidden cells more read wrong. Offline
-#: on the 166 uncertain visible cells of those seeds (no hand rule): moves of 3 pixels
-#: 53 cells right, 1 wrong; of 2 and 3: 57 / 4; all 56 moves of 2 to 4: 53 / 7; a bar of
-#: 0.98: 29 / 0. Vetoing by the classical count lost 15 of the 53.
+#: two hidden cells more read wrong. Offline on the 166 uncertain visible cells of
+#: those seeds (no hand rule): moves of 3 pixels 53 cells right, 1 wrong; of 2 and 3:
+#: 57 / 4; all 56 moves of 2 to 4: 53 / 7; a bar of 0.98: 29 / 0. Vetoing by the
+#: classical count lost 15 of the 53.
 RECENTRE_SURE = 0.95
 RECENTRE_RIVAL = 0.9
 #: ... and only where the cell's own reading gives "empty" less than this: moving the
@@ -372,8 +372,9 @@ class BoardReader:
         eight directions; where one of them is RECENTRE_SURE of a tile class that no
         moved crop rivals (RECENTRE_RIVAL), that was among the cell's two best classes,
         and where the cell's "empty" was below RECENTRE_EMPTY_BELOW, the cell takes that
-        class. A frame held back (``doubtful_frame``) stays
-        held back. ``result`` is changed in place."""
+        class. A frame held back (``doubtful_frame``) stays held back. ``result`` is
+        changed in place; its ``classes`` keep the network's own reading (the benchmark's
+        confusion matrix is the network's)."""
         if result.doubtful_frame or result.probabilities is None or result.classes is None:
             return result
         occluded = set(result.occluded)
@@ -458,7 +459,8 @@ class BoardReader:
         LIGHT_EMPTY_BLURRED of the network's own probability of "empty"; a dark cell read
         empty that is bright like a tile is uncertain below BRIGHT_EMPTY_BELOW of it (on
         a ``clear`` photo, bright like a tile's face: TILE_FACE_BRIGHT; either way it
-        counts as a doubt about the frame when taken as empty). A frame with DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``; from
+        counts as a doubt about the frame when taken as empty). A frame with
+        DOUBTFUL_FRAME doubtful cells or more (``doubtful_frame``; from
         DOUBTFUL_FRAME_STREAKED on a photo streaked or blurred past its pips,
         ``weakest_direction_sharpness`` below STREAKED_BELOW) reports no cell as read:
         every cell is left uncertain.
