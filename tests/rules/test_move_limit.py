@@ -88,17 +88,20 @@ def test_ranked_moves_value_each_move_as_evaluate_does():
         assert again.result.crosses == move.result.crosses
 
 
-def test_simulated_players_look_at_no_more_than_the_limit(monkeypatch):
-    seen: list[int] = []
-    real = simulate.legal_index_placements
-
+def _counting_listings(lengths: list[int]):
+    """``legal_index_placements`` that also notes the length of every list it gives."""
     def counting(board, hand, first_turn=None, limit=None):
-        out = real(board, hand, first_turn, limit)
-        seen.append(len(out))
+        out = legal_index_placements(board, hand, first_turn, limit)
+        lengths.append(len(out))
         return out
 
+    return counting
+
+
+def test_simulated_players_look_at_no_more_than_the_limit(monkeypatch):
+    seen: list[int] = []
     monkeypatch.setattr(simulate, "MOVE_LIMIT", 4)
-    monkeypatch.setattr(simulate, "legal_index_placements", counting)
+    monkeypatch.setattr(simulate, "legal_index_placements", _counting_listings(seen))
     game = Simulation(["A", "B"], 3, ["random", "random"]).run()
     assert game.over
     assert seen and max(seen) == 4
@@ -110,14 +113,8 @@ def test_the_game_that_hung_the_property_test_now_ends(monkeypatch):
     """Greedy seed 324 holds nine tiles by turn 68, where listing every placement took
     minutes and gigabytes; with the cap the whole game takes about 25 s."""
     listed: list[int] = []
-    real = simulate.legal_index_placements
-
-    def counting(board, hand, first_turn=None, limit=None):
-        out = real(board, hand, first_turn, limit)
-        listed.append(len(out))
-        return out
-
-    monkeypatch.setattr(moves, "legal_index_placements", counting)  # behind ranked_moves
+    # behind ranked_moves, which the greedy players call
+    monkeypatch.setattr(moves, "legal_index_placements", _counting_listings(listed))
     sim = Simulation(["A", "B"], 324, ["greedy", "greedy"])
     hands = [len(turn.hand) for turn in sim]
     assert sim.game.over
