@@ -125,6 +125,8 @@ MAX_CANDIDATES = 3
 #: (Training smooths the labels by 0.02, so a sure reading tops out near 0.98: at 0.97
 #: most cells of a board would be read again; at 0.96 about 38 a wide photo, 22 at 0.95.)
 RECHECK_BELOW = 0.96
+#: the eight moves of one pixel (``steadied``)
+SHIFTS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy], np.int32)
 #: an uncertain tile is read again from crops moved this many pixels (0.15 cell) in
 #: each of eight directions (``recentred``). A tile lies up to 0.1 cell off its cell's
 #: middle on the wide benchmark set (0.06 in training) and the locator adds a few
@@ -153,11 +155,9 @@ RECENTRE_RIVAL = 0.9
 #: "empty" 0.43 and 0.21); on the tuning seeds it changes nothing but one wrong cell
 #: (an empty cell at 0.23 settled as a three), which it removes.
 RECENTRE_EMPTY_BELOW = 0.2
-RECENTRE_SHIFTS = RECENTRE_SHIFT * np.array(
-    [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy], np.int32)
+RECENTRE_SHIFTS = RECENTRE_SHIFT * SHIFTS
 #: cell x cell: True where two cells touch (side or corner)
 TOUCHING = np.abs(CELL_COLROW[:, None, :] - CELL_COLROW[None, :, :]).max(axis=2) == 1
-SHIFTS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy], np.int32)
 #: the orientation (``oriented``) each moved crop is read in: the seven turns and
 #: mirrors of a square, then the crop as it is
 ORIENTATIONS = (1, 2, 3, 4, 5, 6, 7, 0)
@@ -258,6 +258,13 @@ def oriented(crops: np.ndarray, k: int) -> np.ndarray:
     return out[:, :, ::-1] if k >= 4 else out
 
 
+def moved_crops(board: np.ndarray, cells: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """(len(shifts), len(cells), CROP, CROP): the crops of ``cells`` moved by each of
+    ``shifts`` (pixels) on the rectified ``board``."""
+    origins = (CROP_ORIGINS[cells][None, :, :] + shifts[:, None, :]).reshape(-1, 2)
+    return crops(board, origins).reshape(len(shifts), len(cells), CROP, CROP)
+
+
 def weakest_direction_sharpness(crops: np.ndarray) -> float:
     """The least, over four directions (across, down and both diagonals), of the crops'
     mean absolute second difference. A motion streak flattens the pips along its
@@ -355,8 +362,7 @@ class BoardReader:
         doubtful = np.flatnonzero(doubt)
         if len(doubtful) == 0:
             return probs
-        origins = (CROP_ORIGINS[doubtful][None, :, :] + SHIFTS[:, None, :]).reshape(-1, 2)
-        moved = crops(board, origins).reshape(len(SHIFTS), len(doubtful), CROP, CROP)
+        moved = moved_crops(board, doubtful, SHIFTS)
         turned = np.concatenate([oriented(m, k) for m, k in
                                  zip(moved, ORIENTATIONS, strict=True)])
         readings = self.classifier.probabilities(turned, np.tile(doubtful, len(SHIFTS)))
@@ -377,16 +383,15 @@ class BoardReader:
         confusion matrix is the network's)."""
         if result.doubtful_frame or result.probabilities is None or result.classes is None:
             return result
-        occluded = set(result.occluded)
+        doubted = set(result.uncertain) - set(result.occluded)
         near_hand = ~no_hand_near(result.classes)
-        names = [n for n in result.uncertain
-                 if n not in occluded and not near_hand[CELL_NAMES.index(n)]]
-        if not names:
+        index = np.array([i for i, n in enumerate(CELL_NAMES)
+                          if n in doubted and not near_hand[i]], np.intp)
+        if len(index) == 0:
             return result
-        index = np.array([CELL_NAMES.index(n) for n in names])
-        origins = (CROP_ORIGINS[index][None, :, :] + RECENTRE_SHIFTS[:, None, :]).reshape(-1, 2)
-        readings = self.classifier.probabilities(crops(board, origins),
-                                                 np.tile(index, len(RECENTRE_SHIFTS)))
+        names = [CELL_NAMES[i] for i in index]
+        moved = moved_crops(board, index, RECENTRE_SHIFTS).reshape(-1, CROP, CROP)
+        readings = self.classifier.probabilities(moved, np.tile(index, len(RECENTRE_SHIFTS)))
         best = readings.reshape(len(RECENTRE_SHIFTS), len(names), -1)[:, :, :OCCLUDED].max(axis=0)
         top_two = np.argsort(result.probabilities[index], axis=1)[:, -2:]
         settled = []
