@@ -83,7 +83,13 @@ def test_the_benchmark_splits_its_boards_by_pip_contrast_and_hands():
     assert sum(v["photos"] for v in hands.values()) == boards
     exact = sum(round(v["boards_exactly_right"] * v["photos"]) for v in bands.values())
     assert exact == round(res["boards_exactly_right"] * boards)
-    assert 0 <= res["cells"]["hidden_read_wrong"] <= res["cells"]["hidden_cells"]
+    cells = res["cells"]
+    assert 0 <= cells["hidden_read_wrong"] <= cells["hidden_cells"]
+    # cells settled beside a hand: wrong ones are within wrong and hidden_read_wrong
+    assert 0 <= cells["beside_hand_wrong"] <= min(cells["beside_hand"], cells["wrong"])
+    assert cells["beside_hand_hidden"] <= cells["beside_hand"]
+    assert 0 <= cells["beside_hand_hidden_wrong"] <= min(cells["beside_hand_hidden"],
+                                                         cells["hidden_read_wrong"])
     # the well-posed photos: clear pips and no hand, a part of both groups
     readable = res["clear_pips_no_hand"]
     assert readable["photos"] <= min(bands["clear"]["photos"], hands["no_hand"]["photos"])

@@ -121,6 +121,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     edge_uncertain = 0
     hidden_total = hidden_flagged = hidden_read_wrong = 0
     recentred = recentred_wrong = 0
+    beside = beside_wrong = beside_hidden = beside_hidden_wrong = 0
     cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
     failures: list[dict] = []
     cal_times: list[float] = []
@@ -176,12 +177,17 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         w = u = e = 0
         settled = set(res.recentred)
         recentred += len(settled)
+        at_hand = set(res.beside_hand)
+        beside += len(at_hand)
         for j, name in enumerate(CELL_NAMES):
             if not vis[j]:
                 hidden_flagged += int(name in unc)
                 # read although hidden: right only if it matches what lies under the hand
-                hidden_read_wrong += int(name not in unc and res.cells.get(name, 0)
-                                         != int(truth.get("cells", {}).get(name, 0)))
+                misread = int(name not in unc and res.cells.get(name, 0)
+                              != int(truth.get("cells", {}).get(name, 0)))
+                hidden_read_wrong += misread
+                beside_hidden += int(name in at_hand)
+                beside_hidden_wrong += misread * int(name in at_hand)
                 continue
             if name in unc:
                 u += 1
@@ -189,6 +195,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             elif res.cells.get(name, 0) != labels[j]:
                 w += 1
                 recentred_wrong += int(name in settled)
+                beside_wrong += int(name in at_hand)
         visible += n_vis
         wrong += w
         unsure += u
@@ -249,6 +256,16 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "recentred_definition": "uncertain cells that a re-centred reading settled "
                                     "(reader.RECENTRE_SHIFT), and how many of those on "
                                     "visible cells are wrong (counted in wrong)",
+            "beside_hand": beside,
+            "beside_hand_wrong": beside_wrong,
+            "beside_hand_hidden": beside_hidden,
+            "beside_hand_hidden_wrong": beside_hidden_wrong,
+            "beside_hand_definition": "uncertain cells at a hand's edge that readings "
+                                      "from crops moved away from the hand settled "
+                                      "(reader.BESIDE_HAND_SHIFTS); of those, wrong on "
+                                      "visible cells (counted in wrong), under the hand "
+                                      "(hidden in the truth), and read wrong there "
+                                      "(counted in hidden_read_wrong)",
             "uncertain_partly_hidden": edge_uncertain,
             "partly_hidden_definition": "visible cells a hand covers in part (some of "
                                         "the 25 sample points of the cell, fewer than "
