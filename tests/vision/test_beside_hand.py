@@ -21,6 +21,7 @@ from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import (
     BESIDE_HAND_AGREE,
     BESIDE_HAND_CLEAR_BELOW,
+    BESIDE_HAND_FAR,
     BESIDE_HAND_SHIFTS,
     BESIDE_HAND_SURE,
     BoardReader,
@@ -44,7 +45,9 @@ def _row(**p: float) -> np.ndarray:
 
 
 class ScriptedClassifier:
-    """Answers each moved crop of a cell with the row scripted for that move."""
+    """Answers each moved crop of a cell with the row scripted for that move (in the
+    order of BESIDE_HAND_SHIFTS: the moves of 5 and 6 pixels come in one call, those of
+    4 pixels in a second one)."""
 
     def __init__(self, moves: dict[int, list[np.ndarray]]):
         self.moves = moves
@@ -53,8 +56,11 @@ class ScriptedClassifier:
     def probabilities(self, crops: np.ndarray, cells: np.ndarray) -> np.ndarray:
         assert crops.shape[1:] == (CROP, CROP) and len(crops) == len(cells)
         self.calls.append(np.asarray(cells))
-        per_move = len(cells) // MOVES
-        return np.stack([self.moves[int(c)][k // per_move] for k, c in enumerate(cells)])
+        per_move = len(set(cells.tolist()))
+        n_moves = len(cells) // per_move
+        first = MOVES - BESIDE_HAND_FAR if n_moves == BESIDE_HAND_FAR else 0
+        return np.stack([self.moves[int(c)][first + k // per_move]
+                         for k, c in enumerate(cells)])
 
 
 def _reader(moves: dict[int, list[np.ndarray]]) -> tuple[BoardReader, ScriptedClassifier]:
@@ -85,8 +91,9 @@ CLEAR_3 = _row(_3=0.9, _2=0.08, occluded=0.02)
 
 
 def _moves(clear: list[np.ndarray]) -> list[np.ndarray]:
-    """The given readings clear of the hand, the other moves still on it."""
-    return clear + [HIDDEN] * (MOVES - len(clear))
+    """The given readings clear of the hand (the farthest moves), the other moves still
+    on it."""
+    return [HIDDEN] * (MOVES - len(clear)) + clear
 
 
 def test_at_hand_needs_a_patch_of_occluded_calls():
@@ -125,6 +132,20 @@ def test_an_empty_cell_beside_the_hand_is_settled_as_empty():
     res = reader.beside_hand(BOARD, _result([DARK], {DARK: own}), blurred=False,
                              sharp_clear=False)
     assert res.beside_hand == [DARK] and DARK not in res.cells and DARK not in res.uncertain
+
+
+def test_the_nearer_moves_are_read_only_where_a_farther_one_cleared_the_hand():
+    """F7's moves of 4 pixels would be clear, but none of 5 or 6 pixels is: the cell is
+    read no nearer, and stays uncertain; F8, seen clear from one far move, is read
+    from all 24."""
+    near_clear = [CLEAR_3] * (MOVES - BESIDE_HAND_FAR) + [HIDDEN] * BESIDE_HAND_FAR
+    mixed = [CLEAR_3] * (MOVES - BESIDE_HAND_FAR) + [HIDDEN] * (BESIDE_HAND_FAR - 1) + [CLEAR_3]
+    reader, clf = _reader({F7: near_clear, F8: mixed,
+                           **{CELL_NAMES.index(n): _moves([]) for n in HAND}})
+    res = reader.beside_hand(BOARD, _result(["F7", "F8"], {"F7": EDGE_3, "F8": EDGE_3}),
+                             blurred=False, sharp_clear=True)
+    assert res.beside_hand == ["F8"] and "F7" in res.uncertain and res.cells["F8"] == 3
+    assert len(clf.calls) == 2 and set(clf.calls[1].tolist()) == {F8}
 
 
 def test_too_few_readings_clear_of_the_hand_keep_the_cell_uncertain():
