@@ -189,6 +189,17 @@ def test_a_lone_occluded_call_is_no_hand():
     assert res.beside_hand == [] and clf.calls == []
 
 
+def test_a_cell_deep_under_the_hand_is_not_read_again():
+    """Every cell around K10 is an occluded call: no move clears the hand there."""
+    ring = ["J9", "K9", "L9", "J10", "L10", "J11", "K11", "L11"]
+    reader, clf = _reader({CELL_NAMES.index(n): _moves([]) for n in ring})
+    own = _row(_3=0.5, occluded=0.3, _2=0.2)
+    res = reader.beside_hand(BOARD, _result(["K10"], {"K10": own}, occluded=ring),
+                             blurred=False, sharp_clear=True)
+    assert "K10" in res.uncertain and res.beside_hand == []
+    assert CELL_NAMES.index("K10") not in np.concatenate(clf.calls).tolist()
+
+
 def test_blurred_photos_and_held_back_frames_are_not_read_again():
     reader, clf = _reader({F7: _moves([CLEAR_3] * MOVES)})
     res = reader.beside_hand(BOARD, _result(["F7"], {"F7": EDGE_3}), blurred=True,

@@ -156,28 +156,34 @@ RECENTRE_RIVAL = 0.9
 #: (an empty cell at 0.23 settled as a three), which it removes.
 RECENTRE_EMPTY_BELOW = 0.2
 RECENTRE_SHIFTS = RECENTRE_SHIFT * SHIFTS
-#: an uncertain cell at a hand's edge (an occluded call, or touching one) is read again
-#: from crops moved 4, 5 and 6 pixels (0.2-0.3 cell) in each of eight directions
-#: (``beside_hand``). A cell the hand covers only in part is visible (its value is the
-#: truth), yet the network calls most of them occluded: on the tuning seeds' clear photos
-#: with a hand, half the boards that were not exact had no other fault. A crop moved
-#: away from the hand no longer shows it, and there the network reads the cell.
+#: an uncertain cell at a hand's edge (in or touching a patch of occluded calls,
+#: ``at_hand``) is read again from crops moved 4, 5 and 6 pixels (0.2-0.3 cell) in each
+#: of eight directions (``beside_hand``). A cell the hand covers only in part is
+#: visible (its value is the truth), yet the network calls most of them occluded: on
+#: the tuning seeds' clear photos with a hand, half the boards that were not exact had
+#: no other fault. A crop moved away from the hand no longer shows it, and there the
+#: network reads the cell.
 BESIDE_HAND_SHIFTS = np.concatenate([k * SHIFTS for k in (4, 5, 6)])
-#: the moves of 5 and 6 pixels are read first, for every such cell; those of 4 pixels
-#: only for a cell that one of them saw clear of the hand (under a hand most cells are
-#: seen by none: on the tuning seeds 2,666 of 3,072 cells, and none of those was
-#: settled with all 24 moves read)
+#: A cell deep under the hand (every cell touching it an occluded call) is not read
+#: again: no move clears it (on the tuning seeds 942 of the 3,072 cells tried, one of
+#: them settled; one board fewer exact, 27 % less time in ``beside_hand``). The moves
+#: of 5 and 6 pixels are read first; those of 4 pixels only for a cell that one of them
+#: saw clear of the hand (2,666 of the 3,072 cells are seen by none, and none of those
+#: was settled with all 24 moves read).
 BESIDE_HAND_FAR = 2 * len(SHIFTS)
-#: ... a moved crop is clear of the hand when its "occluded" is below
-#: BESIDE_HAND_CLEAR_BELOW; the cell is settled when at least BESIDE_HAND_AGREE moved crops are clear, all of
-#: them read the same class with BESIDE_HAND_SURE or more, and that class was one of
-#: the two visible classes the cell's own (steadied) reading ranked first. Not on
-#: blurred photos (``SHARP_ENOUGH``) nor on frames held back. Chosen on wide seeds
-#: 7001, 6101 and 6201 (offline, the 186 photos with a hand and a board sharp enough,
-#: not held back): 77 visible cells settled, none wrong, 39 more boards exact; 83
-#: cells under the hand read, none wrong. Two agreeing crops instead of three: 91
-#: settled, 47 boards, but 5 hidden cells read wrong; one crop at 0.95: 13 settled, 2
-#: hidden cells wrong; moves of 5 pixels alone: 21 settled, 10 boards.
+#: A moved crop is clear of the hand when its "occluded" is below
+#: BESIDE_HAND_CLEAR_BELOW. The cell is settled when at least BESIDE_HAND_AGREE moved
+#: crops are clear, all of them read one class with BESIDE_HAND_SURE or more, and that
+#: class is the best visible class of the cell's own (steadied) reading: a two with
+#: one pip under the hand shows one pip from every move clear of it. Not on blurred
+#: photos (``SHARP_ENOUGH``) nor frames held back, and a light x2 cell is settled empty
+#: only on a clearly sharp photo (``CLEAR_SHARPNESS``; a blurred tile there looks like
+#: the bare cell). Chosen on wide seeds 7001, 6101 and 6201, offline on their 186
+#: photos with a hand and a board not blurred nor held back, cells settled right /
+#: wrong / hidden cells read wrong / boards made exact: moves of 4-6 px, three
+#: agreeing at 0.8, 77 / 0 / 0 / 39; two agreeing 91 / 0 / 5 / 47; one at 0.95 13 / 0
+#: / 2 / 6; 5 px alone 21 / 0 / 0 / 10. In the reader, tuning seeds, exact boards /
+#: wrong cells / hidden cells read wrong: 457 / 16 / 11 -> 492 / 16 / 11.
 BESIDE_HAND_CLEAR_BELOW = 0.05
 BESIDE_HAND_AGREE = 3
 BESIDE_HAND_SURE = 0.8
@@ -466,18 +472,22 @@ class BoardReader:
                     sharp_clear: bool) -> ReadResult:
         """``result`` with the uncertain cells at a hand's edge that crops moved away
         from the hand settle taken as read (see BESIDE_HAND_SHIFTS): each uncertain cell
-        that is an occluded call or touches one is read from crops moved 4 to 6 pixels
-        in eight directions; the readings clear of the hand (BESIDE_HAND_CLEAR_BELOW)
-        must be at least BESIDE_HAND_AGREE, all of one class with BESIDE_HAND_SURE or
-        more, and that class among the two visible classes the cell's own reading ranked
-        first. A settled cell leaves ``uncertain`` and ``occluded`` (a tile goes into
-        ``cells``). Not on a ``blurred`` photo nor a frame held back. ``result`` is
-        changed in place; its ``classes`` keep the network's own reading."""
+        in or touching a patch of occluded calls (``at_hand``), but not deep under it, is
+        read from crops moved 4 to 6 pixels in eight directions; the readings clear of
+        the hand (BESIDE_HAND_CLEAR_BELOW) must be at least BESIDE_HAND_AGREE, all of one
+        class with BESIDE_HAND_SURE or more, and that class the best visible class of
+        the cell's own reading (a light x2 cell is taken as empty only when
+        ``sharp_clear``). A settled cell leaves ``uncertain`` and ``occluded`` (a tile
+        goes into ``cells``). Not on a ``blurred`` photo nor a frame held back.
+        ``result`` is changed in place; its ``classes`` keep the network's own
+        reading."""
         if (blurred or result.doubtful_frame or result.probabilities is None
                 or result.classes is None):
             return result
         doubted = set(result.uncertain)
-        near_hand = at_hand(result.classes)
+        # deep under the hand (every cell around an occluded call too) no move clears it
+        deep = ~TOUCHING[:, result.classes != OCCLUDED].any(axis=1)
+        near_hand = at_hand(result.classes) & ~deep
         index = np.array([i for i, n in enumerate(CELL_NAMES)
                           if n in doubted and near_hand[i]], np.intp)
         if len(index) == 0:
