@@ -15,6 +15,15 @@ TILE = int(DARK[-1])
 TORN = {1: 0.5, 2: 0.5}
 
 
+def prob_row(**p: float) -> np.ndarray:
+    """One cell's class probabilities by class name (``_1`` for "1", ``empty``,
+    ``occluded``), the other classes 0."""
+    out = np.zeros(len(CLASSES), np.float32)
+    for name, v in p.items():
+        out[CLASSES.index(name.lstrip("_"))] = v
+    return out
+
+
 def cell_probs(rows: dict[int, dict[int, float]]) -> np.ndarray:
     """Every cell surely empty, except the cells in ``rows`` (index -> {class: p})."""
     p = np.zeros((len(CELL_NAMES), len(CLASSES)), np.float32)

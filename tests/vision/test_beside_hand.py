@@ -30,18 +30,13 @@ from zatre_vision.vision.reader import (
     settle,
 )
 
+from .cell_probs import prob_row
+
 MOVES = len(BESIDE_HAND_SHIFTS)
 #: a hand over G7 and H7 (a patch of two occluded calls); F7 and F8 touch G7
 HAND = ["G7", "H7"]
 F7, F8 = CELL_NAMES.index("F7"), CELL_NAMES.index("F8")
 DARK = next(n for n in ("F7", "F6", "F8") if not IS_LIGHT[CELL_NAMES.index(n)])
-
-
-def _row(**p: float) -> np.ndarray:
-    out = np.zeros(len(CLASSES), np.float32)
-    for name, v in p.items():
-        out[CLASSES.index(name.lstrip("_"))] = v
-    return out
 
 
 class ScriptedClassifier:
@@ -74,7 +69,7 @@ def _result(uncertain: list[str], own: dict[str, np.ndarray], occluded: list[str
     probs = np.zeros((len(CELL_NAMES), len(CLASSES)), np.float32)
     probs[:, 0] = 1.0
     for n in occluded:
-        probs[CELL_NAMES.index(n)] = _row(occluded=0.99, empty=0.01)
+        probs[CELL_NAMES.index(n)] = prob_row(occluded=0.99, empty=0.01)
     for n, row in own.items():
         probs[CELL_NAMES.index(n)] = row
     classes = probs.argmax(axis=1)
@@ -85,9 +80,9 @@ def _result(uncertain: list[str], own: dict[str, np.ndarray], occluded: list[str
 
 BOARD = np.ones((SIDE, SIDE), np.float32)
 #: the cell's own reading: mostly "occluded", a three the best of the rest
-EDGE_3 = _row(occluded=0.7, _3=0.2, _2=0.1)
-HIDDEN = _row(occluded=0.99, _3=0.01)
-CLEAR_3 = _row(_3=0.9, _2=0.08, occluded=0.02)
+EDGE_3 = prob_row(occluded=0.7, _3=0.2, _2=0.1)
+HIDDEN = prob_row(occluded=0.99, _3=0.01)
+CLEAR_3 = prob_row(_3=0.9, _2=0.08, occluded=0.02)
 
 
 def _moves(clear: list[np.ndarray]) -> list[np.ndarray]:
@@ -126,8 +121,8 @@ def test_agreeing_readings_clear_of_the_hand_settle_the_cell():
 
 
 def test_an_empty_cell_beside_the_hand_is_settled_as_empty():
-    own = _row(occluded=0.6, empty=0.4)
-    reader, _ = _reader({CELL_NAMES.index(DARK): _moves([_row(empty=0.97, occluded=0.03)] * 4),
+    own = prob_row(occluded=0.6, empty=0.4)
+    reader, _ = _reader({CELL_NAMES.index(DARK): _moves([prob_row(empty=0.97, occluded=0.03)] * 4),
                          **{CELL_NAMES.index(n): _moves([]) for n in HAND}})
     res = reader.beside_hand(BOARD, _result([DARK], {DARK: own}), blurred=False,
                              sharp_clear=False)
@@ -150,7 +145,7 @@ def test_the_nearer_moves_are_read_only_where_a_farther_one_cleared_the_hand():
 
 def test_too_few_readings_clear_of_the_hand_keep_the_cell_uncertain():
     reader, _ = _reader({F7: _moves([CLEAR_3] * (BESIDE_HAND_AGREE - 1)
-                                    + [_row(_3=0.9, occluded=BESIDE_HAND_CLEAR_BELOW)]),
+                                    + [prob_row(_3=0.9, occluded=BESIDE_HAND_CLEAR_BELOW)]),
                          **{CELL_NAMES.index(n): _moves([]) for n in HAND}})
     res = reader.beside_hand(BOARD, _result(["F7"], {"F7": EDGE_3}), blurred=False,
                              sharp_clear=True)
@@ -158,8 +153,8 @@ def test_too_few_readings_clear_of_the_hand_keep_the_cell_uncertain():
 
 
 @pytest.mark.parametrize("odd", [
-    _row(_2=0.9, _3=0.08, occluded=0.02),  # clear readings that disagree
-    _row(_3=BESIDE_HAND_SURE - 0.01, _2=0.2, occluded=0.01),  # one not sure enough
+    prob_row(_2=0.9, _3=0.08, occluded=0.02),  # clear readings that disagree
+    prob_row(_3=BESIDE_HAND_SURE - 0.01, _2=0.2, occluded=0.01),  # one not sure enough
 ])
 def test_disagreeing_or_unsure_readings_keep_the_cell_uncertain(odd):
     reader, _ = _reader({F7: _moves([CLEAR_3] * BESIDE_HAND_AGREE + [odd]),
@@ -171,9 +166,9 @@ def test_disagreeing_or_unsure_readings_keep_the_cell_uncertain(odd):
 
 def test_the_class_must_be_the_cells_own_best():
     """A two with one pip under the hand shows one pip from every move clear of it."""
-    reader, _ = _reader({F7: _moves([_row(_1=0.95, occluded=0.02)] * 5),
+    reader, _ = _reader({F7: _moves([prob_row(_1=0.95, occluded=0.02)] * 5),
                          **{CELL_NAMES.index(n): _moves([]) for n in HAND}})
-    own = _row(occluded=0.5, _2=0.3, _1=0.2)
+    own = prob_row(occluded=0.5, _2=0.3, _1=0.2)
     res = reader.beside_hand(BOARD, _result(["F7"], {"F7": own}), blurred=False,
                              sharp_clear=True)
     assert res.beside_hand == [] and "F7" in res.uncertain
@@ -183,7 +178,7 @@ def test_a_lone_occluded_call_is_no_hand():
     """K11 alone is called occluded: no hand, so nothing is read again (the re-centred
     reading handles cells away from hands)."""
     reader, clf = _reader({})
-    own = _row(_3=0.5, occluded=0.3, _2=0.2)
+    own = prob_row(_3=0.5, occluded=0.3, _2=0.2)
     res = reader.beside_hand(BOARD, _result(["K10"], {"K10": own}, occluded=["K11"]),
                              blurred=False, sharp_clear=True)
     assert res.beside_hand == [] and clf.calls == []
@@ -193,7 +188,7 @@ def test_a_cell_deep_under_the_hand_is_not_read_again():
     """Every cell around K10 is an occluded call: no move clears the hand there."""
     ring = ["J9", "K9", "L9", "J10", "L10", "J11", "K11", "L11"]
     reader, clf = _reader({CELL_NAMES.index(n): _moves([]) for n in ring})
-    own = _row(_3=0.5, occluded=0.3, _2=0.2)
+    own = prob_row(_3=0.5, occluded=0.3, _2=0.2)
     res = reader.beside_hand(BOARD, _result(["K10"], {"K10": own}, occluded=ring),
                              blurred=False, sharp_clear=True)
     assert "K10" in res.uncertain and res.beside_hand == []
@@ -215,9 +210,9 @@ def test_a_light_cell_is_not_settled_empty_unless_the_photo_is_clear():
     """A blurred tile on a light x2 cell looks like the bare cell."""
     light = next(n for n in ("F6", "F7", "F8", "I6", "I7", "I8")
                  if IS_LIGHT[CELL_NAMES.index(n)])
-    moves = {CELL_NAMES.index(light): _moves([_row(empty=0.97, occluded=0.03)] * 4),
+    moves = {CELL_NAMES.index(light): _moves([prob_row(empty=0.97, occluded=0.03)] * 4),
              **{CELL_NAMES.index(n): _moves([]) for n in HAND}}
-    own = _row(occluded=0.6, empty=0.4)
+    own = prob_row(occluded=0.6, empty=0.4)
     reader, _ = _reader(moves)
     unclear = reader.beside_hand(BOARD, _result([light], {light: own}), blurred=False,
                                  sharp_clear=False)

@@ -26,15 +26,10 @@ from zatre_vision.vision.reader import (
     ReadResult,
 )
 
+from .cell_probs import prob_row
+
 K6, H9, C2 = (CELL_NAMES.index(n) for n in ("K6", "H9", "C2"))
 MOVES = len(RECENTRE_SHIFTS)
-
-
-def _row(**p: float) -> np.ndarray:
-    out = np.zeros(len(CLASSES), np.float32)
-    for name, v in p.items():
-        out[CLASSES.index(name.lstrip("_"))] = v
-    return out
 
 
 class ScriptedClassifier:
@@ -71,9 +66,9 @@ def _result(uncertain: list[str], steadied: dict[int, np.ndarray],
 
 
 BOARD = np.ones((SIDE, SIDE), np.float32)
-TORN_1_2 = _row(_1=0.5, _2=0.45, occluded=0.05)
+TORN_1_2 = prob_row(_1=0.5, _2=0.45, occluded=0.05)
 #: one move sure of "1", the others torn between 1 and 2 but never past the rival bar
-CENTRED_ON_1 = [_row(_1=0.97, _2=0.03)] + [_row(_1=0.55, _2=0.45)] * (MOVES - 1)
+CENTRED_ON_1 = [prob_row(_1=0.97, _2=0.03)] + [prob_row(_1=0.55, _2=0.45)] * (MOVES - 1)
 
 
 def test_a_move_sure_of_a_tile_class_settles_the_cell():
@@ -86,8 +81,8 @@ def test_a_move_sure_of_a_tile_class_settles_the_cell():
 
 
 def test_a_rival_class_keeps_the_cell_uncertain():
-    rival = [_row(_1=0.97, _2=0.03), _row(_2=RECENTRE_RIVAL + 0.01, _1=0.09 - 0.01)]
-    rival += [_row(_1=0.5, _2=0.5)] * (MOVES - 2)
+    rival = [prob_row(_1=0.97, _2=0.03), prob_row(_2=RECENTRE_RIVAL + 0.01, _1=0.09 - 0.01)]
+    rival += [prob_row(_1=0.5, _2=0.5)] * (MOVES - 2)
     reader, _ = _reader({K6: rival})
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
     assert res.uncertain == ["K6"] and "K6" not in res.cells and res.recentred == []
@@ -95,14 +90,14 @@ def test_a_rival_class_keeps_the_cell_uncertain():
 
 def test_not_sure_enough_keeps_the_cell_uncertain():
     below = RECENTRE_SURE - 0.01
-    moves = [_row(_1=below, _2=1 - below)] + [_row(_1=0.5, _2=0.5)] * (MOVES - 1)
+    moves = [prob_row(_1=below, _2=1 - below)] + [prob_row(_1=0.5, _2=0.5)] * (MOVES - 1)
     reader, _ = _reader({K6: moves})
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
     assert res.uncertain == ["K6"] and res.recentred == []
 
 
 def test_a_class_outside_the_cells_two_best_is_not_taken():
-    moves = [_row(_5=0.99, _1=0.01)] + [_row(_1=0.5, _2=0.5)] * (MOVES - 1)
+    moves = [prob_row(_5=0.99, _1=0.01)] + [prob_row(_1=0.5, _2=0.5)] * (MOVES - 1)
     reader, _ = _reader({K6: moves})
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
     assert res.uncertain == ["K6"] and res.recentred == []
@@ -111,17 +106,17 @@ def test_a_class_outside_the_cells_two_best_is_not_taken():
 def test_a_cell_the_network_may_see_empty_is_left_alone():
     """Moving the crop tells tile classes apart, not whether a tile is there."""
     reader, _ = _reader({K6: CENTRED_ON_1})
-    torn = _row(_1=0.4, empty=RECENTRE_EMPTY_BELOW, _2=0.4 - RECENTRE_EMPTY_BELOW + 0.2)
+    torn = prob_row(_1=0.4, empty=RECENTRE_EMPTY_BELOW, _2=0.4 - RECENTRE_EMPTY_BELOW + 0.2)
     res = reader.recentred(BOARD, _result(["K6"], {K6: torn}))
     assert res.uncertain == ["K6"] and res.recentred == []
-    below = _row(_1=0.45, _2=0.4, empty=RECENTRE_EMPTY_BELOW - 0.05)
+    below = prob_row(_1=0.45, _2=0.4, empty=RECENTRE_EMPTY_BELOW - 0.05)
     assert reader.recentred(BOARD, _result(["K6"], {K6: below})).recentred == ["K6"]
 
 
 def test_empty_is_never_settled_this_way():
-    moves = [_row(empty=0.99, _1=0.01)] + [_row(empty=0.5, _1=0.5)] * (MOVES - 1)
+    moves = [prob_row(empty=0.99, _1=0.01)] + [prob_row(empty=0.5, _1=0.5)] * (MOVES - 1)
     reader, _ = _reader({C2: moves})
-    res = reader.recentred(BOARD, _result(["C2"], {C2: _row(empty=0.5, _1=0.3, occluded=0.2)}))
+    res = reader.recentred(BOARD, _result(["C2"], {C2: prob_row(empty=0.5, _1=0.3, occluded=0.2)}))
     assert res.uncertain == ["C2"] and res.recentred == []
 
 
@@ -147,7 +142,7 @@ def test_a_cell_beside_an_occluded_call_is_not_read_again():
 
 
 def test_the_occluded_class_of_a_moved_crop_does_not_count():
-    moves = [_row(occluded=0.99, _1=0.01)] + [_row(_1=0.96, _2=0.04)] * (MOVES - 1)
+    moves = [prob_row(occluded=0.99, _1=0.01)] + [prob_row(_1=0.96, _2=0.04)] * (MOVES - 1)
     reader, _ = _reader({K6: moves})
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
     assert res.recentred == ["K6"] and res.cells["K6"] == 1
