@@ -177,8 +177,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         w = u = e = 0
         settled = set(res.recentred)
         recentred += len(settled)
-        at_hand = set(res.beside_hand)
-        beside += len(at_hand)
+        beside_cells = set(res.beside_hand)
+        beside += len(beside_cells)
         for j, name in enumerate(CELL_NAMES):
             if not vis[j]:
                 hidden_flagged += int(name in unc)
@@ -186,8 +186,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                 misread = int(name not in unc and res.cells.get(name, 0)
                               != int(truth.get("cells", {}).get(name, 0)))
                 hidden_read_wrong += misread
-                beside_hidden += int(name in at_hand)
-                beside_hidden_wrong += misread * int(name in at_hand)
+                beside_hidden += int(name in beside_cells)
+                beside_hidden_wrong += misread * int(name in beside_cells)
                 continue
             if name in unc:
                 u += 1
@@ -195,7 +195,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             elif res.cells.get(name, 0) != labels[j]:
                 w += 1
                 recentred_wrong += int(name in settled)
-                beside_wrong += int(name in at_hand)
+                beside_wrong += int(name in beside_cells)
         visible += n_vis
         wrong += w
         unsure += u

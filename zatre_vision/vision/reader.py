@@ -485,7 +485,8 @@ class BoardReader:
                 or result.classes is None):
             return result
         doubted = set(result.uncertain)
-        # deep under the hand (every cell around an occluded call too) no move clears it
+        # a cell deep under the hand (every cell touching it an occluded call): no move
+        # clears it
         deep = ~TOUCHING[:, result.classes != OCCLUDED].any(axis=1)
         near_hand = at_hand(result.classes) & ~deep
         index = np.array([i for i, n in enumerate(CELL_NAMES)
