@@ -152,16 +152,31 @@ def test_too_few_readings_clear_of_the_hand_keep_the_cell_uncertain():
     assert res.beside_hand == [] and "F7" in res.uncertain and "F7" not in res.cells
 
 
-@pytest.mark.parametrize("odd", [
-    prob_row(_2=0.9, _3=0.08, occluded=0.02),  # clear readings that disagree
-    prob_row(_3=BESIDE_HAND_SURE - 0.01, _2=0.2, occluded=0.01),  # one not sure enough
-])
-def test_disagreeing_or_unsure_readings_keep_the_cell_uncertain(odd):
-    reader, _ = _reader({F7: _moves([CLEAR_3] * BESIDE_HAND_AGREE + [odd]),
+def test_a_sure_rival_clear_of_the_hand_keeps_the_cell_uncertain():
+    rival = prob_row(_2=BESIDE_HAND_SURE, _3=0.18, occluded=0.02)
+    reader, _ = _reader({F7: _moves([CLEAR_3] * 5 + [rival]),
                          **{CELL_NAMES.index(n): _moves([]) for n in HAND}})
     res = reader.beside_hand(BOARD, _result(["F7"], {"F7": EDGE_3}), blurred=False,
                              sharp_clear=True)
     assert res.beside_hand == [] and "F7" in res.uncertain
+
+
+def test_only_sure_readings_count():
+    """Readings below BESIDE_HAND_SURE neither count towards the agreeing three nor
+    rival them (wide seed 9001, photo 280: a six at a hand's edge, one move showing
+    mostly the empty cell beside it at 0.71)."""
+    unsure_3 = prob_row(_3=BESIDE_HAND_SURE - 0.01, _2=0.2, occluded=0.01)
+    unsure_0 = prob_row(empty=0.71, _3=0.27, occluded=0.02)
+    hand = {CELL_NAMES.index(n): _moves([]) for n in HAND}
+    reader, _ = _reader({F7: _moves([CLEAR_3] * (BESIDE_HAND_AGREE - 1) + [unsure_3] * 3),
+                         **hand})
+    res = reader.beside_hand(BOARD, _result(["F7"], {"F7": EDGE_3}), blurred=False,
+                             sharp_clear=True)
+    assert res.beside_hand == [] and "F7" in res.uncertain
+    reader, _ = _reader({F7: _moves([CLEAR_3] * BESIDE_HAND_AGREE + [unsure_0]), **hand})
+    res = reader.beside_hand(BOARD, _result(["F7"], {"F7": EDGE_3}), blurred=False,
+                             sharp_clear=True)
+    assert res.beside_hand == ["F7"] and res.cells["F7"] == 3
 
 
 def test_the_class_must_be_the_cells_own_best():

@@ -172,10 +172,10 @@ BESIDE_HAND_SHIFTS = np.concatenate([k * SHIFTS for k in (4, 5, 6)])
 #: was settled with all 24 moves read).
 BESIDE_HAND_FAR = 2 * len(SHIFTS)
 #: A moved crop is clear of the hand when its "occluded" is below
-#: BESIDE_HAND_CLEAR_BELOW. The cell is settled when at least BESIDE_HAND_AGREE moved
-#: crops are clear, all of them read one class with BESIDE_HAND_SURE or more, and that
-#: class is the best visible class of the cell's own (steadied) reading: a two with
-#: one pip under the hand shows one pip from every move clear of it. Not on blurred
+#: BESIDE_HAND_CLEAR_BELOW. The cell is settled as the best visible class of its own
+#: (steadied) reading when at least BESIDE_HAND_AGREE clear moved crops read that class
+#: with BESIDE_HAND_SURE or more and no clear one reads another class that surely (a
+#: two with one pip under the hand shows one pip from every move clear of it). Not on blurred
 #: photos (``SHARP_ENOUGH``) nor frames held back, and a light x2 cell is settled empty
 #: only on a clearly sharp photo (``CLEAR_SHARPNESS``; a blurred tile there looks like
 #: the bare cell). Chosen on wide seeds 7001, 6101 and 6201, offline on their 186
@@ -183,7 +183,9 @@ BESIDE_HAND_FAR = 2 * len(SHIFTS)
 #: wrong / hidden cells read wrong / boards made exact: moves of 4-6 px, three
 #: agreeing at 0.8, 77 / 0 / 0 / 39; two agreeing 91 / 0 / 5 / 47; one at 0.95 13 / 0
 #: / 2 / 6; 5 px alone 21 / 0 / 0 / 10. In the reader, tuning seeds, exact boards /
-#: wrong cells / hidden cells read wrong: 457 / 16 / 11 -> 492 / 16 / 11.
+#: wrong cells / hidden cells read wrong: 457 / 16 / 11 -> 492 / 16 / 11 when every
+#: clear crop had to agree; 497 / 16 / 11 with unsure ones left out (a move that
+#: shows mostly the empty cell beside a tile is not sure of "empty").
 BESIDE_HAND_CLEAR_BELOW = 0.05
 BESIDE_HAND_AGREE = 3
 BESIDE_HAND_SURE = 0.8
@@ -473,10 +475,10 @@ class BoardReader:
         """``result`` with the uncertain cells at a hand's edge that crops moved away
         from the hand settle taken as read (see BESIDE_HAND_SHIFTS): each uncertain cell
         in or touching a patch of occluded calls (``at_hand``), but not deep under it, is
-        read from crops moved 4 to 6 pixels in eight directions; the readings clear of
-        the hand (BESIDE_HAND_CLEAR_BELOW) must be at least BESIDE_HAND_AGREE, all of one
-        class with BESIDE_HAND_SURE or more, and that class the best visible class of
-        the cell's own reading (a light x2 cell is taken as empty only when
+        read from crops moved 4 to 6 pixels in eight directions; at least
+        BESIDE_HAND_AGREE readings clear of the hand (BESIDE_HAND_CLEAR_BELOW) must read
+        the best visible class of the cell's own reading with BESIDE_HAND_SURE or more,
+        and none another class so surely (a light x2 cell is taken as empty only when
         ``sharp_clear``). A settled cell leaves ``uncertain`` and ``occluded`` (a tile
         goes into ``cells``). Not on a ``blurred`` photo nor a frame held back.
         ``result`` is changed in place; its ``classes`` keep the network's own
@@ -505,14 +507,12 @@ class BoardReader:
         settled = []
         for k, i in enumerate(index):
             clear = readings[:, k][readings[:, k, OCCLUDED] < BESIDE_HAND_CLEAR_BELOW]
-            if len(clear) < BESIDE_HAND_AGREE:
-                continue
-            calls = clear[:, :OCCLUDED].argmax(axis=1)
-            c = int(calls[0])
+            c = int(own_best[k])
             if c == 0 and IS_LIGHT[i] and not sharp_clear:
                 continue  # a blurred tile on a light cell looks like the bare cell
-            if ((calls == c).all() and clear[:, c].min() >= BESIDE_HAND_SURE
-                    and c == own_best[k]):
+            calls = clear[:, :OCCLUDED].argmax(axis=1)
+            sure = clear[:, :OCCLUDED].max(axis=1) >= BESIDE_HAND_SURE
+            if (sure & (calls == c)).sum() >= BESIDE_HAND_AGREE and not (sure & (calls != c)).any():
                 if c > 0:
                     result.cells[CELL_NAMES[i]] = c
                 settled.append(CELL_NAMES[i])
