@@ -30,6 +30,9 @@ def test_card_turns_through_the_ui(server, page, browser):
     page.select_option("#starter", "Ann")
     page.click("#setup-submit")
     page.wait_for_selector('[data-cards="live"] #controls')
+    # the page is served first and filled from the state it fetches next
+    page.wait_for_function(
+        "() => document.querySelector('#turn-need').textContent.trim() !== ''", timeout=10000)
     assert "lay two touching cards" in page.inner_text("#turn-need")
 
     # a spectator watches the sheets
