@@ -108,8 +108,8 @@ EMPTY_ODDS_SHARP = 4.0
 #: doubt towards DOUBTFUL_FRAME. The light cells' marble streaks look like pips to the
 #: network (a bare light cell at 0.4-0.6 "empty", the rest on 3 or 5), which left boards
 #: short of exact on one cell. Chosen on the tuning seeds 7001, 6101 and 6201: exact
-#: boards 497 -> 504 (4), 508 (6), 509 (8), wrong cells 16 and hidden cells read wrong
-#: 11 at each; checked on 9001, 8101, 6301 and 6401: 700 -> 722 exact, wrong 21 -> 21,
+#: boards 497 without the raise, 504 at 4, 508 at 6, 509 at 8, with wrong cells 16 and
+#: hidden cells read wrong 11 at each; checked on 9001, 8101, 6301 and 6401: 700 -> 722 exact, wrong 21 -> 21,
 #: hidden read wrong 19 -> 20. Not near a hand, where a tile under the hand's edge then
 #: reads empty, nor on blurred photos (LIGHT_EMPTY_BLURRED). Session 25 of
 #: docs/vision-notes.md.
@@ -628,9 +628,9 @@ class BoardReader:
                 probs = probs.copy()
                 probs[light_raised, 0] *= self.light_empty_odds
                 probs[light_raised] /= probs[light_raised].sum(axis=1, keepdims=True)
-        raised_empty = light_raised & (probs.argmax(axis=1) == 0)
         cls = probs.argmax(axis=1)
         conf = probs.max(axis=1)
+        raised_empty = light_raised & (cls == 0)
         #: the chosen class's own probability, before the occluded share was given away
         own = given[np.arange(len(cls)), cls]
         bright_empty = (cls == 0) & ~IS_LIGHT
@@ -646,7 +646,7 @@ class BoardReader:
         cells: dict[str, int] = {}
         uncertain: list[str] = []
         occluded: list[str] = []
-        bright_taken = 0
+        taken_in_doubt = 0
         for i, name in enumerate(CELL_NAMES):
             c = int(cls[i])
             if c == OCCLUDED:
@@ -670,9 +670,9 @@ class BoardReader:
                     uncounted if counts[i] == CANNOT_TELL else self.unconfirmed_confidence):
                 doubt = True
             if bright_empty[i] and not doubt:
-                bright_taken += 1  # taken as empty, but still a doubt about the frame
+                taken_in_doubt += 1  # taken as empty, but still a doubt about the frame
             if raised_empty[i] and not doubt and unraised_conf[i] < floor:
-                bright_taken += 1  # empty only by the raise: still a doubt about the frame
+                taken_in_doubt += 1  # empty only by the raise: still a doubt about the frame
             if doubt:
                 uncertain.append(name)
                 if lone[i]:
@@ -680,9 +680,9 @@ class BoardReader:
                     cls[i] = OCCLUDED
             elif c > 0:
                 cells[name] = c
-        # the cells in doubt: uncertain ones that are not occluded calls, and bright
-        # "empty" cells taken as empty
-        doubts = len(uncertain) - len(occluded) + bright_taken
+        # the cells in doubt: uncertain ones that are not occluded calls, and cells
+        # taken as empty in doubt (bright dark cells, light cells empty only by the raise)
+        doubts = len(uncertain) - len(occluded) + taken_in_doubt
         doubtful_frame = doubts >= DOUBTFUL_FRAME or (
             doubts >= DOUBTFUL_FRAME_STREAKED
             and weakest_direction_sharpness(cr) < STREAKED_BELOW)
