@@ -109,10 +109,10 @@ EMPTY_ODDS_SHARP = 4.0
 #: network (a bare light cell at 0.4-0.6 "empty", the rest on 3 or 5), which left boards
 #: short of exact on one cell. Chosen on the tuning seeds 7001, 6101 and 6201: exact
 #: boards 497 without the raise, 504 at 4, 508 at 6, 509 at 8, with wrong cells 16 and
-#: hidden cells read wrong 11 at each; checked on 9001, 8101, 6301 and 6401: 700 -> 722 exact, wrong 21 -> 21,
-#: hidden read wrong 19 -> 20. Not near a hand, where a tile under the hand's edge then
-#: reads empty, nor on blurred photos (LIGHT_EMPTY_BLURRED). Session 25 of
-#: docs/vision-notes.md.
+#: hidden cells read wrong 11 at each; checked on 9001, 8101, 6301 and 6401: 700 -> 722
+#: exact, wrong 21 -> 21, hidden read wrong 19 -> 20. Not near a hand, where a tile
+#: under the hand's edge then reads empty, nor on blurred photos (LIGHT_EMPTY_BLURRED).
+#: Session 25 of docs/vision-notes.md.
 LIGHT_EMPTY_ODDS = 6.0
 #: ``sharpness`` from which a photo counts as clearly sharp (about half of the wide
 #: benchmark's photos; SHARP_ENOUGH is the bar below which one is blurred)
@@ -187,10 +187,10 @@ BESIDE_HAND_FAR = 2 * len(SHIFTS)
 #: BESIDE_HAND_CLEAR_BELOW. The cell is settled as the best visible class of its own
 #: (steadied) reading when at least BESIDE_HAND_AGREE clear moved crops read that class
 #: with BESIDE_HAND_SURE or more and no clear one reads another class that surely (a
-#: two with one pip under the hand shows one pip from every move clear of it). Not on blurred
-#: photos (``SHARP_ENOUGH``) nor frames held back, and a light x2 cell is settled empty
-#: only on a clearly sharp photo (``CLEAR_SHARPNESS``; a blurred tile there looks like
-#: the bare cell). Chosen on wide seeds 7001, 6101 and 6201, offline on their 186
+#: two with one pip under the hand shows one pip from every move clear of it). Not on
+#: blurred photos (``SHARP_ENOUGH``) nor frames held back, and a light x2 cell is
+#: settled empty only on a clearly sharp photo (``CLEAR_SHARPNESS``; a blurred tile
+#: there looks like the bare cell). Chosen on wide seeds 7001, 6101 and 6201, offline on their 186
 #: photos with a hand and a board not blurred nor held back, cells settled right /
 #: wrong / hidden cells read wrong / boards made exact: moves of 4-6 px, three
 #: agreeing at 0.8, 77 / 0 / 0 / 39; two agreeing 91 / 0 / 5 / 47; one at 0.95 13 / 0
@@ -298,13 +298,14 @@ def bare_board(cls: np.ndarray, cr: np.ndarray, among: np.ndarray | None = None
     return bare
 
 
-def empty_odds_raised(probs: np.ndarray) -> np.ndarray:
-    """``probs`` with each dark cell's odds of "empty" multiplied by EMPTY_ODDS_SHARP and
-    its row renormalised (light x2 cells as they are)."""
+def empty_odds_raised(probs: np.ndarray, among: np.ndarray = ~IS_LIGHT,
+                      odds: float = EMPTY_ODDS_SHARP) -> np.ndarray:
+    """``probs`` with the odds of "empty" of the cells ``among`` (by default the dark
+    cells) multiplied by ``odds`` and their rows renormalised (the other cells as they
+    are)."""
     out = probs.copy()
-    dark = ~IS_LIGHT
-    out[dark, 0] *= EMPTY_ODDS_SHARP
-    out[dark] /= out[dark].sum(axis=1, keepdims=True)
+    out[among, 0] *= odds
+    out[among] /= out[among].sum(axis=1, keepdims=True)
     return out
 
 
@@ -526,7 +527,8 @@ class BoardReader:
                 continue  # a blurred tile on a light cell looks like the bare cell
             calls = clear[:, :OCCLUDED].argmax(axis=1)
             sure = clear[:, :OCCLUDED].max(axis=1) >= BESIDE_HAND_SURE
-            if (sure & (calls == c)).sum() >= BESIDE_HAND_AGREE and not (sure & (calls != c)).any():
+            agree, rival = sure & (calls == c), sure & (calls != c)
+            if agree.sum() >= BESIDE_HAND_AGREE and not rival.any():
                 if c > 0:
                     result.cells[CELL_NAMES[i]] = c
                 settled.append(CELL_NAMES[i])
@@ -624,10 +626,7 @@ class BoardReader:
         unraised_conf = probs.max(axis=1)
         if not blurred and self.light_empty_odds != 1.0:
             light_raised = alone & IS_LIGHT
-            if light_raised.any():
-                probs = probs.copy()
-                probs[light_raised, 0] *= self.light_empty_odds
-                probs[light_raised] /= probs[light_raised].sum(axis=1, keepdims=True)
+            probs = empty_odds_raised(probs, light_raised, self.light_empty_odds)
         cls = probs.argmax(axis=1)
         conf = probs.max(axis=1)
         raised_empty = light_raised & (cls == 0)
@@ -672,7 +671,7 @@ class BoardReader:
             if bright_empty[i] and not doubt:
                 taken_in_doubt += 1  # taken as empty, but still a doubt about the frame
             if raised_empty[i] and not doubt and unraised_conf[i] < floor:
-                taken_in_doubt += 1  # empty only by the raise: still a doubt about the frame
+                taken_in_doubt += 1  # empty only by the raise: a doubt about the frame
             if doubt:
                 uncertain.append(name)
                 if lone[i]:
