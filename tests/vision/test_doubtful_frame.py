@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision import reader as reader_module
+from zatre_vision.vision.cell_evidence import TILE_BRIGHT
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.reader import (
     BRIGHT_EMPTY_BELOW,
     DOUBTFUL_FRAME,
     MIN_CONFIDENCE,
-    TILE_BRIGHT,
     TILE_FACE_BRIGHT,
 )
 

@@ -11,16 +11,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from zatre_vision.vision import reader as reader_module
+from zatre_vision.vision.cell_evidence import TOUCHING, empty_odds_raised
 from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.reader import (
-    CLEAR_SHARPNESS,
-    EMPTY_ODDS_SHARP,
-    SHARP_ENOUGH,
-    TOUCHING,
-    empty_odds_raised,
-)
+from zatre_vision.vision.reader import CLEAR_SHARPNESS, EMPTY_ODDS_SHARP, SHARP_ENOUGH
 
 from .cell_probs import cell_probs as _probs
 
@@ -57,7 +52,7 @@ def _patch(edge_light: bool) -> tuple[list[int], int, np.ndarray]:
 @given(hnp.arrays(np.float64, (N, len(CLASSES)), elements=st.floats(0.001, 1.0)))
 def test_raised_odds_keep_rows_whole_and_touch_only_the_empty_class_of_dark_cells(raw):
     probs = (raw / raw.sum(axis=1, keepdims=True)).astype(np.float32)
-    out = empty_odds_raised(probs)
+    out = empty_odds_raised(probs, ~IS_LIGHT, EMPTY_ODDS_SHARP)
     assert np.allclose(out.sum(axis=1), 1.0, atol=1e-5)
     assert np.array_equal(out[IS_LIGHT], probs[IS_LIGHT])
     dark = ~IS_LIGHT

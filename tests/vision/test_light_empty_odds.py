@@ -15,13 +15,13 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.vision.bench import _truth_labels
+from zatre_vision.vision.cell_evidence import TOUCHING
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,
     LIGHT_EMPTY_ODDS,
     MIN_CONFIDENCE,
-    TOUCHING,
     UNCONFIRMED_CONFIDENCE,
     BoardReader,
 )

@@ -102,8 +102,8 @@ def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(re
 
 
 def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(reader):
+    from zatre_vision.vision.cell_evidence import too_dark_for_a_tile
     from zatre_vision.vision.geometry import IS_LIGHT
-    from zatre_vision.vision.reader import too_dark_for_a_tile
 
     assert too_dark_for_a_tile(np.stack([np.full((CROP, CROP), 0.2, np.float32)]))[0]
     assert not too_dark_for_a_tile(np.stack([tile_crop(k) for k in range(1, 7)])).any()

@@ -76,7 +76,7 @@ def test_large_and_small_frames(photos, reader):
 
 
 def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
-    from zatre_vision.vision.reader import looks_like_tiles
+    from zatre_vision.vision.cell_evidence import looks_like_tiles
 
     yy, xx = np.mgrid[0:24, 0:24]
     blurred_tile = np.full((24, 24), 0.1, np.float32)
@@ -91,9 +91,10 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
     """Given the crops, a doubtful dark cell read empty whose middle is too dark for a
     tile keeps its first reading (``decide`` takes it as bare board anyway); the other
     doubtful cells are read again as before."""
+    from zatre_vision.vision.cell_evidence import too_dark_for_a_tile
     from zatre_vision.vision.cells import crops, model_maps, normalise, rectify_board
     from zatre_vision.vision.geometry import IS_LIGHT
-    from zatre_vision.vision.reader import RECHECK_BELOW, too_dark_for_a_tile
+    from zatre_vision.vision.reader import RECHECK_BELOW
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
@@ -122,8 +123,15 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
 
 
 def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos, reader):
-    from zatre_vision.vision.cells import CROP_ORIGINS, crops, model_maps, normalise, rectify_board
-    from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS, oriented
+    from zatre_vision.vision.cells import (
+        CROP_ORIGINS,
+        crops,
+        model_maps,
+        normalise,
+        oriented,
+        rectify_board,
+    )
+    from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
@@ -155,7 +163,7 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_the_eight_orientations_are_the_turns_and_mirrors_of_a_square(seed):
-    from zatre_vision.vision.reader import oriented
+    from zatre_vision.vision.cells import oriented
 
     crop = np.random.default_rng(seed).random((1, 6, 6)).astype(np.float32)
     views = [oriented(crop, k)[0] for k in range(8)]

@@ -17,13 +17,13 @@ from zatre_vision.vision.bench import _truth_labels
 from zatre_vision.vision.cells import CROP, SIDE
 from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
+from zatre_vision.vision.read_result import ReadResult
 from zatre_vision.vision.reader import (
     RECENTRE_EMPTY_BELOW,
     RECENTRE_RIVAL,
     RECENTRE_SHIFTS,
     RECENTRE_SURE,
     BoardReader,
-    ReadResult,
 )
 
 from .cell_probs import prob_row

@@ -10,18 +10,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.cells import CROP, crops
+from zatre_vision.vision.cell_evidence import sharpness, weakest_direction_sharpness
+from zatre_vision.vision.cells import CROP, crops, model_maps, normalise, rectify_board
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,
     DOUBTFUL_FRAME_STREAKED,
     SHARP_ENOUGH,
     STREAKED_BELOW,
-    model_maps,
-    normalise,
-    rectify_board,
-    sharpness,
-    weakest_direction_sharpness,
 )
 
 from .cell_probs import TILE, frame_with_doubts, grained_dark_crops

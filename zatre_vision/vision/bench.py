@@ -17,9 +17,10 @@ import numpy as np
 from tqdm import tqdm
 
 from .calibration import make_calibration
+from .cells import ALL_CELLS
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED
 from .geometry import CELL_NAMES
-from .reader import ALL_CELLS, BoardReader
+from .reader import BoardReader
 
 BENCH_SEED = 9001
 SIZE = (1280, 960)

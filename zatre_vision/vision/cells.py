@@ -14,7 +14,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from .geometry import CELL_COLROW, GridModel, sampled_map, smoothed_for_sampling
+from .geometry import CELL_COLROW, CELL_NAMES, GridModel, sampled_map, smoothed_for_sampling
 from .quantile import percentile
 
 PPC = 20
@@ -26,6 +26,8 @@ SIDE = int(round((15 + 2 * MARGIN) * PPC))
 CROP_ANTIALIAS_PER_RATIO = 0.4
 #: Top-left pixel of each cell's crop in the rectified board (CELL_NAMES order).
 CROP_ORIGINS = ((CELL_COLROW + MARGIN + 0.5) * PPC - CROP / 2).astype(np.int32)
+#: every cell's index, in the order ``crops`` cuts them
+ALL_CELLS = np.arange(len(CELL_NAMES))
 
 
 def maps_from(fn: Callable[[np.ndarray], np.ndarray], ppc: int = PPC,
@@ -60,3 +62,17 @@ def crops(board: np.ndarray, origins: np.ndarray = CROP_ORIGINS) -> np.ndarray:
     ys = np.clip(ys, 0, board.shape[0] - 1)
     xs = np.clip(xs, 0, board.shape[1] - 1)
     return board[ys, xs]
+
+
+def oriented(crops: np.ndarray, k: int) -> np.ndarray:
+    """(N, S, S) crops in orientation ``k`` of the eight of a square: turned k % 4
+    quarter turns, then mirrored left to right when k >= 4."""
+    out = np.rot90(crops, k % 4, axes=(1, 2))
+    return out[:, :, ::-1] if k >= 4 else out
+
+
+def moved_crops(board: np.ndarray, cells: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """(len(shifts), len(cells), CROP, CROP): the crops of ``cells`` moved by each of
+    ``shifts`` (pixels) on the rectified ``board``."""
+    origins = (CROP_ORIGINS[cells][None, :, :] + shifts[:, None, :]).reshape(-1, 2)
+    return crops(board, origins).reshape(len(shifts), len(cells), CROP, CROP)

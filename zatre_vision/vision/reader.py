@@ -1,15 +1,19 @@
 """``BoardReader``: one camera frame in, the state of every cell out.
 
 locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops ->
-ONNX classifier (doubtful cells read again a pixel away and turned, ``steadied``) -> classical pip
-count as a cross-check -> cells, uncertain, occluded.
+ONNX classifier (doubtful cells read again a pixel away and turned, ``steadied``) ->
+classical pip count as a cross-check -> cells, uncertain, occluded (``decide``) ->
+uncertain cells read again from moved crops (``recentred``, ``beside_hand``).
 The models are loaded once per reader; a reader holds no per-frame state.
+
+This module holds the decisions and their tuned thresholds; the evidence they weigh
+(where a hand is, whether a crop could hold a tile, how sharp the photo is) is in
+``cell_evidence.py``, the crops in ``cells.py`` and the result in ``read_result.py``.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -17,13 +21,32 @@ import numpy as np
 
 from .board_net import DEFAULT_BOARD_MODEL
 from .calibration import Calibration, board_moved
-from .cells import CROP, CROP_ORIGINS, crops, model_maps, normalise, rectify_board
+from .cell_evidence import (
+    TOUCHING,
+    at_hand,
+    bare_board,
+    empty_odds_raised,
+    looks_like_tiles,
+    no_hand_near,
+    sharpness,
+    weakest_direction_sharpness,
+)
+from .cells import (
+    ALL_CELLS,
+    CROP,
+    crops,
+    model_maps,
+    moved_crops,
+    normalise,
+    oriented,
+    rectify_board,
+)
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
-from .geometry import CELL_COLROW, CELL_NAMES, IS_LIGHT, GridModel
+from .geometry import CELL_NAMES, IS_LIGHT, GridModel
 from .markers import locate_with_markers
-from .pips import CANNOT_TELL, TILE_LEVEL, count_all, middle, middle_levels
-from .quantile import row_percentiles
+from .pips import CANNOT_TELL, count_all
+from .read_result import ReadResult, reading_key, settle
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -117,18 +140,16 @@ LIGHT_EMPTY_ODDS = 6.0
 #: ``sharpness`` from which a photo counts as clearly sharp (about half of the wide
 #: benchmark's photos; SHARP_ENOUGH is the bar below which one is blurred)
 CLEAR_SHARPNESS = 0.1
-#: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
-#: to look like a tile
-TILE_BRIGHT = 0.6
 #: on a clearly sharp photo (``clear``) a dark cell read empty is doubted as "bright like
 #: a tile" (BRIGHT_EMPTY_BELOW) only when three quarters of its middle pass this, like a
 #: tile's face (0.88-0.99 on such photos); bright marble with darker veins (0.66-0.86)
-#: is taken as empty. It still counts towards a doubtful frame from TILE_BRIGHT on: a
-#: frame with many such cells is one the reader cannot trust (wide seeds 9001 and 8101
-#: held back one frame fewer and got 25 more wrong cells when the count used this bar
-#: too). Chosen on the tuning seeds 7001, 6101 and 6201 (exact boards 447 -> 457,
-#: wrong cells 16 -> 16; 0.8: 454, 0.9: 459); checked on 9001 and 8101 (317 -> 325,
-#: wrong 11 -> 11, hidden cells read wrong 8 -> 8).
+#: is taken as empty. It still counts towards a doubtful frame from the bar of
+#: ``looks_like_tiles`` (cell_evidence.TILE_BRIGHT) on: a frame with many such cells is
+#: one the reader cannot trust (wide seeds 9001 and 8101 held back one frame fewer and
+#: got 25 more wrong cells when the count used this bar too). Chosen on the tuning
+#: seeds 7001, 6101 and 6201 (exact boards 447 -> 457, wrong cells 16 -> 16; 0.8: 454,
+#: 0.9: 459); checked on 9001 and 8101 (317 -> 325, wrong 11 -> 11, hidden cells read
+#: wrong 8 -> 8).
 TILE_FACE_BRIGHT = 0.85
 #: at most this many of the locator's fits are read and compared
 MAX_CANDIDATES = 3
@@ -201,162 +222,9 @@ BESIDE_HAND_FAR = 2 * len(SHIFTS)
 BESIDE_HAND_CLEAR_BELOW = 0.05
 BESIDE_HAND_AGREE = 3
 BESIDE_HAND_SURE = 0.8
-#: cell x cell: True where two cells touch (side or corner)
-TOUCHING = np.abs(CELL_COLROW[:, None, :] - CELL_COLROW[None, :, :]).max(axis=2) == 1
 #: the orientation (``oriented``) each moved crop is read in: the seven turns and
 #: mirrors of a square, then the crop as it is
 ORIENTATIONS = (1, 2, 3, 4, 5, 6, 7, 0)
-#: every cell's index, in the order ``crops`` cuts them
-ALL_CELLS = np.arange(len(CELL_NAMES))
-
-
-@dataclass
-class ReadResult:
-    board_found: bool
-    corners: list[list[float]] | None = None
-    cells: dict[str, int] = field(default_factory=dict)
-    uncertain: list[str] = field(default_factory=list)
-    occluded: list[str] = field(default_factory=list)
-    elapsed_ms: float = 0.0
-    #: per cell (CELL_NAMES order): class index (0 empty, 1..6 pips, 7 occluded)
-    classes: np.ndarray | None = None
-    #: per cell: the network's probabilities of the 8 classes (steadied; before
-    #: ``decide`` gives away the occluded share)
-    probabilities: np.ndarray | None = None
-    #: per cell: classical pip count (pips.NOT_CHECKED -2, pips.CANNOT_TELL -1, 0 no tile)
-    pip_counts: np.ndarray | None = None
-    #: True when the frame had DOUBTFUL_FRAME doubtful cells or more, so that only dark
-    #: cells read empty were taken as read
-    doubtful_frame: bool = False
-    #: the rectified board's ``sharpness``; below SHARP_ENOUGH the higher bar was used
-    sharpness: float | None = None
-    model: GridModel | None = None
-    locate_score: float = 0.0
-    source: str = "locate"
-    #: uncertain cells that ``BoardReader.recentred`` settled (they are in ``cells``)
-    recentred: list[str] = field(default_factory=list)
-    #: uncertain cells at a hand's edge that ``BoardReader.beside_hand`` settled (tiles
-    #: among them are in ``cells``)
-    beside_hand: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        d: dict = {"board_found": self.board_found}
-        if self.board_found:
-            d["corners"] = self.corners
-        d["cells"] = self.cells
-        d["uncertain"] = self.uncertain
-        d["occluded"] = self.occluded
-        d["elapsed_ms"] = round(self.elapsed_ms, 1)
-        return d
-
-
-def looks_like_tiles(crops: np.ndarray, bright: float = TILE_BRIGHT) -> np.ndarray:
-    """A cheap check per crop: is its middle bright almost throughout, like a tile? (On
-    a dark, not x2, cell that the classifier calls empty, this means blur or glare.)
-    Three quarters of the middle must be brighter than ``bright``: bright marble veins,
-    streaks with dark between them, do not count."""
-    return row_percentiles(middle(crops), 25) > bright
-
-
-def no_hand_near(cls: np.ndarray) -> np.ndarray:
-    """Cells with no occluded call touching them (side or corner). A hand or an arm
-    hides a patch of cells; without one near, an "occluded" reading of a cell is nearly
-    always a bright marble vein, a shadow or a glint on a visible cell (wide benchmark
-    set, blur within the training ranges: 72 of 75 lone occluded calls were on visible
-    cells, against 3 of 1,131 occluded calls in patches)."""
-    occ = cls == OCCLUDED
-    return ~TOUCHING[:, occ].any(axis=1)
-
-
-def at_hand(cls: np.ndarray) -> np.ndarray:
-    """Cells in or touching a patch of occluded calls (an occluded call with another
-    touching it): where a hand is. A lone occluded call is not a hand (see
-    ``no_hand_near``)."""
-    occ = cls == OCCLUDED
-    patch = occ & TOUCHING[:, occ].any(axis=1)
-    return patch | TOUCHING[:, patch].any(axis=1)
-
-
-def too_dark_for_a_tile(crops: np.ndarray) -> np.ndarray:
-    """Per crop: is its middle too dark to hold a tile (the pip count's test: its 80th
-    percentile below TILE_LEVEL)? Tiles are ivory; on a dark (not x2) cell such a
-    crop is bare board, whatever else the classifier hesitated over (wide benchmark set:
-    no tile among 85 doubtful empty readings it covered, 0.1 % of the tiles on dark
-    cells come near it)."""
-    return middle_levels(crops) < TILE_LEVEL
-
-
-def bare_board(cls: np.ndarray, cr: np.ndarray, among: np.ndarray | None = None
-               ) -> np.ndarray:
-    """Per cell (of those ``among``, all by default): a dark (not x2) cell read empty
-    (``cls`` 0) whose crop is ``too_dark_for_a_tile``: bare board, however unsure the
-    reading was."""
-    bare = (cls == 0) & ~IS_LIGHT
-    if among is not None:
-        bare &= among
-    bare[bare] = too_dark_for_a_tile(cr[bare])
-    return bare
-
-
-def empty_odds_raised(probs: np.ndarray, among: np.ndarray = ~IS_LIGHT,
-                      odds: float = EMPTY_ODDS_SHARP) -> np.ndarray:
-    """``probs`` with the odds of "empty" of the cells ``among`` (by default the dark
-    cells) multiplied by ``odds`` and their rows renormalised (the other cells as they
-    are)."""
-    out = probs.copy()
-    out[among, 0] *= odds
-    out[among] /= out[among].sum(axis=1, keepdims=True)
-    return out
-
-
-def oriented(crops: np.ndarray, k: int) -> np.ndarray:
-    """(N, S, S) crops in orientation ``k`` of the eight of a square: turned k % 4
-    quarter turns, then mirrored left to right when k >= 4."""
-    out = np.rot90(crops, k % 4, axes=(1, 2))
-    return out[:, :, ::-1] if k >= 4 else out
-
-
-def moved_crops(board: np.ndarray, cells: np.ndarray, shifts: np.ndarray) -> np.ndarray:
-    """(len(shifts), len(cells), CROP, CROP): the crops of ``cells`` moved by each of
-    ``shifts`` (pixels) on the rectified ``board``."""
-    origins = (CROP_ORIGINS[cells][None, :, :] + shifts[:, None, :]).reshape(-1, 2)
-    return crops(board, origins).reshape(len(shifts), len(cells), CROP, CROP)
-
-
-def weakest_direction_sharpness(crops: np.ndarray) -> float:
-    """The least, over four directions (across, down and both diagonals), of the crops'
-    mean absolute second difference. A motion streak flattens the pips along its
-    direction and leaves the edges along it sharp, so it shows here and hardly in
-    ``sharpness``."""
-    c = np.asarray(crops, np.float32)
-    mid = 2.0 * c[:, 1:-1, 1:-1]
-    return float(min(np.abs(c[:, 1:-1, 2:] + c[:, 1:-1, :-2] - mid).mean(),
-                     np.abs(c[:, 2:, 1:-1] + c[:, :-2, 1:-1] - mid).mean(),
-                     np.abs(c[:, 2:, 2:] + c[:, :-2, :-2] - mid).mean(),
-                     np.abs(c[:, 2:, :-2] + c[:, :-2, 2:] - mid).mean()))
-
-
-def sharpness(board: np.ndarray) -> float:
-    """How sharp the rectified board is: its mean absolute Laplacian (grid lines, tile
-    edges and pips give it; blur flattens them). Measured where the classifier looks,
-    at its 20 px a cell, so a small board in the frame counts as blurred too."""
-    return float(np.abs(cv2.Laplacian(np.asarray(board, np.float32), cv2.CV_32F)).mean())
-
-
-def _reading_key(name: str) -> tuple[int, int]:
-    return int(name[1:]), ord(name[0])
-
-
-def settle(result: ReadResult, settled: list[str]) -> None:
-    """Take the ``settled`` cells of ``result`` as read: out of ``uncertain`` and
-    ``occluded`` (their values, if tiles, are already in ``result.cells``), and the
-    cells back in reading order."""
-    if not settled:
-        return
-    done = set(settled)
-    result.uncertain = [n for n in result.uncertain if n not in done]
-    result.occluded = [n for n in result.occluded if n not in done]
-    result.cells = {n: result.cells[n] for n in sorted(result.cells, key=_reading_key)}
 
 
 def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -474,7 +342,7 @@ class BoardReader:
                 result.cells[name] = c
                 settled.append(name)
         settle(result, settled)
-        result.recentred = sorted(settled, key=_reading_key)
+        result.recentred = sorted(settled, key=reading_key)
         return result
 
     def _moved_readings(self, board: np.ndarray, index: np.ndarray, shifts: np.ndarray
@@ -533,7 +401,7 @@ class BoardReader:
                     result.cells[CELL_NAMES[i]] = c
                 settled.append(CELL_NAMES[i])
         settle(result, settled)
-        result.beside_hand = sorted(settled, key=_reading_key)
+        result.beside_hand = sorted(settled, key=reading_key)
         return result
 
     # -- reading -----------------------------------------------------------------------
@@ -607,7 +475,7 @@ class BoardReader:
         still reports the network's own probabilities."""
         network = probs
         if clear:
-            probs = empty_odds_raised(probs)
+            probs = empty_odds_raised(probs, ~IS_LIGHT, EMPTY_ODDS_SHARP)
         floor = self.blurred_confidence if blurred else self.min_confidence
         uncounted = min(floor + UNCOUNTED_MARGIN, self.unconfirmed_confidence)
         given = probs
@@ -688,10 +556,10 @@ class BoardReader:
         if doubtful_frame:
             cells = {}
             uncertain = list(CELL_NAMES)
-        order = sorted(cells, key=_reading_key)
+        order = sorted(cells, key=reading_key)
         return ReadResult(True, cells={n: cells[n] for n in order},
-                          uncertain=sorted(uncertain, key=_reading_key),
-                          occluded=sorted(occluded, key=_reading_key),
+                          uncertain=sorted(uncertain, key=reading_key),
+                          occluded=sorted(occluded, key=reading_key),
                           classes=cls, probabilities=network, pip_counts=counts,
                           doubtful_frame=doubtful_frame)
 

@@ -1,0 +1,71 @@
+"""``ReadResult``: what ``BoardReader.read`` says about one frame, and how cells that a
+second look settles are taken out of its uncertain ones (``settle``).
+
+``to_json`` gives the contract's form (``zatre read``); the other fields are the
+reader's evidence, kept for the benchmark, the live tracker and tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .geometry import GridModel
+
+
+@dataclass
+class ReadResult:
+    board_found: bool
+    corners: list[list[float]] | None = None
+    cells: dict[str, int] = field(default_factory=dict)
+    uncertain: list[str] = field(default_factory=list)
+    occluded: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+    #: per cell (CELL_NAMES order): class index (0 empty, 1..6 pips, 7 occluded)
+    classes: np.ndarray | None = None
+    #: per cell: the network's probabilities of the 8 classes (steadied; before
+    #: ``decide`` gives away the occluded share)
+    probabilities: np.ndarray | None = None
+    #: per cell: classical pip count (pips.NOT_CHECKED -2, pips.CANNOT_TELL -1, 0 no tile)
+    pip_counts: np.ndarray | None = None
+    #: True when the frame had DOUBTFUL_FRAME doubtful cells or more, so that only dark
+    #: cells read empty were taken as read
+    doubtful_frame: bool = False
+    #: the rectified board's ``sharpness``; below SHARP_ENOUGH the higher bar was used
+    sharpness: float | None = None
+    model: GridModel | None = None
+    locate_score: float = 0.0
+    source: str = "locate"
+    #: uncertain cells that ``BoardReader.recentred`` settled (they are in ``cells``)
+    recentred: list[str] = field(default_factory=list)
+    #: uncertain cells at a hand's edge that ``BoardReader.beside_hand`` settled (tiles
+    #: among them are in ``cells``)
+    beside_hand: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        d: dict = {"board_found": self.board_found}
+        if self.board_found:
+            d["corners"] = self.corners
+        d["cells"] = self.cells
+        d["uncertain"] = self.uncertain
+        d["occluded"] = self.occluded
+        d["elapsed_ms"] = round(self.elapsed_ms, 1)
+        return d
+
+
+def reading_key(name: str) -> tuple[int, int]:
+    """Sort key of a cell name in reading order: row by row, A to S within a row."""
+    return int(name[1:]), ord(name[0])
+
+
+def settle(result: ReadResult, settled: list[str]) -> None:
+    """Take the ``settled`` cells of ``result`` as read: out of ``uncertain`` and
+    ``occluded`` (their values, if tiles, are already in ``result.cells``), and the
+    cells back in reading order."""
+    if not settled:
+        return
+    done = set(settled)
+    result.uncertain = [n for n in result.uncertain if n not in done]
+    result.occluded = [n for n in result.occluded if n not in done]
+    result.cells = {n: result.cells[n] for n in sorted(result.cells, key=reading_key)}
