@@ -118,7 +118,12 @@ def bench_rules(out: str, positions: int) -> None:
 @click.option("--games", type=click.IntRange(1, 500), default=20, show_default=True)
 @click.option("--max-turns", type=click.IntRange(2, 200), default=14, show_default=True)
 @click.option("--model", type=click.Path(dir_okay=False), default=None)
-def bench_tracking(out: str, games: int, max_turns: int, model: str | None) -> None:
+@click.option("--ranges", type=click.Choice(["training", "wide"]), default="training",
+              show_default=True, help="training: games rendered with the training ranges "
+              "(the benchmark); wide: the vision benchmark's held-out ranges, where some "
+              "cameras are too blurred to read (no turn should be committed wrong).")
+def bench_tracking(out: str, games: int, max_turns: int, model: str | None,
+                   ranges: str) -> None:
     """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
     import cv2
 
@@ -128,7 +133,7 @@ def bench_tracking(out: str, games: int, max_turns: int, model: str | None) -> N
 
     cv2.setNumThreads(1)
     result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
-                                    games, max_turns)
+                                    games, max_turns, wide=ranges == "wide")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps(result["summary"], indent=2))

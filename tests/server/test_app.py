@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from zatre_vision.server import create_app
+
 from .conftest import PIN
 
 ADMIN_POSTS = ["/setup", "/table/draw", "/table/turn", "/table/accept", "/table/reject",
@@ -327,3 +329,34 @@ def test_setup_can_switch_to_the_demo_and_back(settings, table, store):
     assert table.state()["camera"]["state"] == "error"
     assert table.state()["alerts"][-1]["kind"] == "camera"
     camera.stop()
+
+
+class _WatchingCamera:
+    """A camera pipeline that takes events (as ``CameraControl.event`` does)."""
+
+    def __init__(self):
+        self.events = []
+
+    def event(self, name):
+        self.events.append(name)
+        return True
+
+
+@pytest.mark.parametrize("state, says", [
+    ("ok", "the tiles on the board are committed"),
+    ("unreadable", "the camera cannot read the board now, so the turn is committed once it can"),
+    ("no-board", "the camera cannot read the board now, so the turn is committed once it can"),
+])
+def test_end_turn_says_when_the_camera_cannot_read_the_board(settings, playing, store, state,
+                                                             says):
+    camera = _WatchingCamera()
+    app = create_app(settings, playing, store, camera)
+    c = app.test_client()
+    with c.session_transaction() as sess:
+        sess["csrf"] = "t"
+        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+    playing.set_camera_status({"state": state, "message": ""})
+    r = c.post("/table/end-turn", json={}, headers={"X-CSRF-Token": "t"})
+    assert r.status_code == 200
+    assert says in r.get_json()["message"]
+    assert camera.events == ["end_turn"]

@@ -32,6 +32,20 @@ class Feed:
             self.frame += 1
             self.tracker.observe(Observation(self.frame, self.frame / 5, still=False, read=False))
 
+    def unreadable(self, n=1):
+        """Still frames whose tiles the reader cannot read (doubtful frames)."""
+        for _ in range(n):
+            self.frame += 1
+            self.tracker.observe(Observation(self.frame, self.frame / 5, still=True,
+                                             held=frozenset(self.sink.cells_of_interest()),
+                                             unreadable=True))
+
+    def no_board(self, n=1):
+        for _ in range(n):
+            self.frame += 1
+            self.tracker.observe(Observation(self.frame, self.frame / 5, still=False,
+                                             board_found=False))
+
     def put(self, cell, value):
         self.moving(2)
         self.board[cell] = value
@@ -274,3 +288,74 @@ def test_undo_during_an_end_of_turn_wait_forgets_the_cells_seen_empty_meanwhile(
     f.still(2)
     f.tracker.end_turn()
     assert "I9" in f.committed[-1]
+
+
+def test_end_turn_on_a_picture_that_cannot_be_read_waits_instead_of_passing():
+    """The camera goes out of focus: an End turn then says nothing about the tiles, so
+    it commits no pass; once the board reads again and shows nothing new, it does."""
+    f = Feed(FIRST)
+    f.still(2)
+    f.unreadable(3)
+    f.tracker.end_turn()
+    assert f.tracker.waiting_for_the_board
+    f.unreadable(30)                       # six seconds: far past end_wait_s
+    assert f.committed == []
+    f.still(1)                             # readable again, nothing new: the pass
+    assert f.committed == [{}]
+    assert not f.tracker.waiting_for_the_board
+
+
+def test_tiles_put_down_while_the_picture_is_unreadable_join_the_turn_it_ends():
+    f = Feed(FIRST)
+    f.still(2)
+    f.unreadable(2)
+    f.board.update({"G8": 5, "I8": 4})     # put down while the picture was blurred
+    f.unreadable(2)
+    f.tracker.end_turn()
+    f.unreadable(20)
+    assert f.committed == []
+    f.still(3)                             # the tiles settle on two reads
+    assert f.committed == [{"G8": 5, "I8": 4}]
+
+
+def test_end_turn_with_no_board_in_sight_waits_for_it():
+    f = Feed(FIRST)
+    f.still(2)
+    f.no_board(3)                          # a head over the camera, a bumped board
+    f.tracker.end_turn()
+    f.no_board(20)
+    assert f.committed == []
+    f.put("G8", 5)                         # seen after the board is back
+    f.still(3)
+    assert f.committed == [{"G8": 5}]
+
+
+def test_an_end_turn_confirming_an_automatic_commit_stays_a_confirmation_when_blurred():
+    f = Feed(FIRST)
+    f.put("G8", 1)
+    f.still(1)
+    f.put("F8", 1)
+    f.still(4)                             # committed by itself
+    f.unreadable(2)
+    f.tracker.end_turn()                   # Ben confirms
+    assert not f.tracker.waiting_for_the_board
+    f.still(3)
+    assert f.committed == [{"G8": 1, "F8": 1}]
+
+
+def test_a_recording_that_ends_unreadable_commits_nothing_for_the_waiting_turn():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(2)
+    f.unreadable(2)
+    f.tracker.end_turn()
+    f.tracker.finish()
+    assert f.committed == []
+
+
+def test_a_tracker_that_has_read_no_frame_does_not_pass_on_end_turn():
+    f = Feed(FIRST)
+    f.tracker.end_turn()
+    assert f.committed == []
+    f.still(1)
+    assert f.committed == [{}]

@@ -140,3 +140,32 @@ def test_the_table_shows_the_camera_as_unreadable(tmp_path):
     service._status_at = -1e9
     service._report(frame)
     assert table.state()["camera"]["state"] == "ok"
+
+
+def test_end_turn_on_an_unreadable_picture_commits_no_pass():
+    """Before session 26 an End turn on a blurred camera committed a pass (nothing new
+    could be seen); NoSink fails the test on any commit."""
+    d = Read(True, doubtful_frame=True)
+    pipe = LivePipeline(ScriptedReader([d] * 40), NoSink(), PipelineConfig(unreadable_after=3))
+    frames = _frames(26)
+    for frame in frames[:6]:
+        pipe.process(frame)
+    pipe.event("end_turn")
+    for frame in frames[6:]:               # four seconds at 5 fps: past any wait
+        pipe.process(frame)
+    assert pipe.unreadable
+    assert pipe.tracker.waiting_for_the_board
+    assert pipe.stats.unreadable_reads == pipe.stats.reads == 25
+
+
+def test_the_table_is_told_that_the_end_of_turn_waits_for_the_board(tmp_path):
+    table = Table(open_store(tmp_path), "t1")
+    service = CameraService(table, StillSource(0), lambda: None)
+    service.pipeline = LivePipeline(
+        ScriptedReader([Read(True, doubtful_frame=True)] * 4), NoSink())
+    _feed(service.pipeline, 3)
+    service.pipeline.event("end_turn")
+    service._report(_frames(1)[0])
+    camera = table.state()["camera"]
+    assert camera["state"] == "unreadable"
+    assert camera["message"].endswith("the end of turn waits until the board can be read again")

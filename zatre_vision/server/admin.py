@@ -208,6 +208,10 @@ def end_turn():
     camera = ctx().camera
     if camera is None or not camera.event("end_turn"):
         abort(409, "no camera is watching this table: enter the turn instead")
+    if ctx().table.camera.get("state") in ("unreadable", "no-board"):
+        # the tracker waits for a picture it can read rather than commit a pass
+        return done("End of turn sent: the camera cannot read the board now, so the turn "
+                    "is committed once it can.")
     return done("End of turn sent: the tiles on the board are committed.")
 
 

@@ -205,6 +205,7 @@ def generate_game(out: Path, seed: int, width: int, height: int, quality: int = 
         "frames": frames,
         "camera": scene.setup.camera.params(scene.cfg.cell_mm),
         "light": scene.setup.light.params(),
+        "sensor": scene.setup.sensor.params(),
         "table": scene.setup.table_kind,
         "image_size": [width, height],
     }

@@ -54,6 +54,8 @@ class PipelineStats:
     frames: int = 0
     reads: int = 0
     board_lost: int = 0
+    #: reads with the board found that the reader could not read (doubtful frames)
+    unreadable_reads: int = 0
     busy_s: float = 0.0  # processing time spent in the pipeline (not waiting for frames)
 
 
@@ -111,6 +113,7 @@ class LivePipeline:
         self.board_visible = True
         doubtful = getattr(read, "doubtful_frame", False)
         self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
+        self.stats.unreadable_reads += bool(doubtful)
         h, w = frame.image.shape[:2]
         moving = motion.at(cell_centres(read.corners, w, h))
         moving_cells = {n for n, m in zip(ALL_CELLS, moving, strict=True) if m}
@@ -118,7 +121,7 @@ class LivePipeline:
         held = frozenset(read.uncertain) | occluded | moving_cells
         cells = {c: v for c, v in read.cells.items() if c not in held}
         return Observation(frame.index, frame.time, still=not moving_cells, board_found=True,
-                           cells=cells, held=held, hand=bool(occluded))
+                           cells=cells, held=held, hand=bool(occluded), unreadable=doubtful)
 
     @property
     def unreadable(self) -> bool:

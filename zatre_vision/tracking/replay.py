@@ -56,6 +56,7 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
         "frames_read": pipeline.stats.reads,
         "skipped_files": source.skipped,
         "board_lost": pipeline.stats.board_lost,
+        "frames_unreadable": pipeline.stats.unreadable_reads,
         "busy_s": round(pipeline.stats.busy_s, 3),
     }
     return out

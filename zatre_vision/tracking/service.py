@@ -149,6 +149,8 @@ class CameraService:
             state, message = "unreadable", ("the tiles cannot be read: the picture is "
                                             "blurred or badly lit (camera shaken, out of "
                                             "focus, too dark?)")
+        if pipeline is not None and pipeline.tracker.waiting_for_the_board:
+            message += "; the end of turn waits until the board can be read again"
         self.table.set_camera_status({
             "state": state,
             "message": message,

@@ -17,6 +17,13 @@ have settled. New tiles are the settled tiles that the table does not have yet
 - ``undo`` takes back the last commit and disarms the automatic commit until the
   board moves again, so the same tiles are not committed straight back.
 
+An end of turn never concludes anything from frames that show nothing: while the
+board is out of sight or its tiles cannot be read (the reader's doubtful frames:
+blur, camera shake, poor light), an ``end_turn`` waits, and its ``end_wait_s`` starts
+only once the board reads again. Without that, a camera out of focus turned every
+End turn into a pass (one game of the wide tracking benchmark lost 13 of its 14
+turns so).
+
 A flagged (illegal) turn stays on the table as pending; when one of its tiles is
 lifted, the pending turn is rejected and what is left is new again. A tile lifted
 before any commit simply disappears from the new tiles.
@@ -46,6 +53,9 @@ class Observation:
     cells: Mapping[str, int] = field(default_factory=dict)  # occupied, readable cells
     held: frozenset[str] = frozenset()  # moving, hidden by a hand or unsure: not read
     hand: bool = False  # a hand (occluder) is over the board
+    #: the board is in view but its tiles cannot be read (the reader's doubtful frame):
+    #: the frame says nothing about any cell
+    unreadable: bool = False
 
 
 class TurnSink(Protocol):
@@ -92,6 +102,8 @@ class TrackerConfig:
     #: press End turn while the hand still hovers over a tile just put down.) A cell
     #: seen empty after the ``end_turn`` cannot hold a tile of the turn that ended, so
     #: the next player's first tiles neither prolong the wait nor join that turn.
+    #: While the board cannot be seen or read the wait does not run out: it counts from
+    #: the first frame that reads the board again.
     end_wait_s: float = 2.0
 
 
@@ -121,15 +133,26 @@ class TurnTracker:
         self._auto_armed = True
         self._last_frame = 0
         self._last_time = 0.0
+        #: the last frame read gave no view of the tiles (no board found, or a frame the
+        #: reader could not read); True until a frame has been read
+        self._blind = True
 
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
         self._last_frame, self._last_time = obs.frame, obs.time
-        if not obs.still or obs.hand or not obs.board_found or not obs.read:
+        if not obs.board_found:
+            self._blind = True
+        elif obs.read:
+            self._blind = obs.unreadable
+        if (not obs.still or obs.hand or not obs.board_found or not obs.read
+                or obs.unreadable):
             self._last_motion_time = obs.time
         if not obs.still:
             self._auto_armed = True
-        if not obs.board_found or not obs.read:
+        if self._blind and self._end_wait is not None:
+            # an end of turn waits for the board to read again, then end_wait_s more
+            self._end_deadline = max(self._end_deadline, obs.time + self.config.end_wait_s)
+        if not obs.board_found or not obs.read or obs.unreadable:
             return
         held = set(obs.held)
         self._last_held = held
@@ -217,6 +240,10 @@ class TurnTracker:
                       and self._last_time - self._last_commit_time <= self.config.confirm_window_s)
             if confirming and recent:
                 return  # confirms the automatic commit just made (once)
+        if self._blind:
+            self._wait_for_the_board()
+            return
+        if not self.new_tiles() and not self._unsettled_new():
             self._commit("end_turn")  # nothing placed: the turn passes
             return
         if self._waiting():
@@ -226,11 +253,24 @@ class TurnTracker:
         else:
             self._commit("end_turn")
 
+    def _wait_for_the_board(self) -> None:
+        """An end of turn while the board cannot be seen or read: nothing is known of
+        this turn's tiles, so it waits for the board to read again (``observe``)."""
+        self._end_wait = set() if self._end_wait is None else self._end_wait
+        self._end_deadline = self._last_time + self.config.end_wait_s
+
+    @property
+    def waiting_for_the_board(self) -> bool:
+        """An end of turn is waiting because the board cannot be seen or read."""
+        return self._end_wait is not None and self._blind
+
     def finish(self) -> None:
         """The frames have ended (a recording): an end of turn still waiting for a tile
-        to settle commits what it has, as its deadline would have done."""
-        if self._end_wait is not None:
+        to settle commits what it has, as its deadline would have done. One waiting for
+        the board to read again commits nothing: the recording never showed the turn."""
+        if self._end_wait is not None and not self._blind:
             self._commit("end_turn")
+        self._end_wait = None
 
     def undo(self) -> None:
         self._end_wait = None
