@@ -46,6 +46,13 @@ class Feed:
             self.tracker.observe(Observation(self.frame, self.frame / 5, still=False,
                                              board_found=False))
 
+    def second_turn_commits_by_itself(self):
+        """Ben puts down G8 and F8 (ones) and lets them lie still: an automatic commit."""
+        self.put("G8", 1)
+        self.still(1)
+        self.put("F8", 1)
+        self.still(4)
+
     def put(self, cell, value):
         self.moving(2)
         self.board[cell] = value
@@ -126,10 +133,7 @@ def test_end_turn_commits_a_turn_with_a_tile_held_back_and_then_waits_for_it_aga
 
 def test_end_turn_right_after_an_automatic_commit_only_confirms_it():
     f = Feed(FIRST)
-    f.put("G8", 1)
-    f.still(1)
-    f.put("F8", 1)
-    f.still(4)
+    f.second_turn_commits_by_itself()
     f.tracker.end_turn()
     assert len(f.committed) == 1
     f.still(30)  # six seconds later, with nothing new: the next player passes
@@ -149,10 +153,7 @@ def test_end_turn_waits_for_a_tile_that_has_not_settled():
 
 def test_undo_takes_the_commit_back_without_committing_it_again_at_once():
     f = Feed(FIRST)
-    f.put("G8", 1)
-    f.still(1)
-    f.put("F8", 1)
-    f.still(4)
+    f.second_turn_commits_by_itself()
     assert len(f.match.turns) == 2
     f.tracker.undo()
     assert len(f.match.turns) == 1
@@ -236,10 +237,7 @@ def test_a_pass_right_after_a_confirmed_automatic_commit_is_a_turn():
     """Ben's turn commits by itself and Ben presses "end turn" (a confirmation); Ann,
     who cannot place anything, presses it half a second later: that is her pass."""
     f = Feed(FIRST)
-    f.put("G8", 1)
-    f.still(1)
-    f.put("F8", 1)
-    f.still(4)
+    f.second_turn_commits_by_itself()
     f.tracker.end_turn()  # Ben confirms
     f.still(3)
     f.tracker.end_turn()  # Ann passes
@@ -332,10 +330,7 @@ def test_end_turn_with_no_board_in_sight_waits_for_it():
 
 def test_an_end_turn_confirming_an_automatic_commit_stays_a_confirmation_when_blurred():
     f = Feed(FIRST)
-    f.put("G8", 1)
-    f.still(1)
-    f.put("F8", 1)
-    f.still(4)                             # committed by itself
+    f.second_turn_commits_by_itself()
     f.unreadable(2)
     f.tracker.end_turn()                   # Ben confirms
     assert not f.tracker.waiting_for_the_board
