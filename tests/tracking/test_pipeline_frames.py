@@ -14,6 +14,7 @@ from zatre_vision.synth.game_frames import generate_game
 from zatre_vision.tracking.pipeline import LivePipeline
 from zatre_vision.tracking.replay import replay_folder
 from zatre_vision.tracking.sink import MatchSink
+from zatre_vision.tracking.tracker import ALL_CELLS
 
 from .truth_reader import TruthReader
 
@@ -133,3 +134,49 @@ def test_replay_folder_errors_are_clear(tmp_path):
     (tmp_path / "events.jsonl").write_text('{"frame": 3, "event": "explode"}\n')
     with pytest.raises(SourceError, match="event must be one of"):
         replay_folder(tmp_path, TruthReader([]))
+
+
+class BlurredFrom(TruthReader):
+    """Perfect reads until the ``start``-th read (1-based), then every frame is one the
+    reader cannot read (a doubtful frame: all cells uncertain), as when the camera
+    is knocked out of focus."""
+
+    def __init__(self, truth_frames, start):
+        super().__init__(truth_frames)
+        self.start = start
+
+    def read(self, image):
+        read = super().read(image)
+        if self._k >= self.start:
+            read.cells, read.uncertain, read.occluded = {}, list(ALL_CELLS), []
+            read.doubtful_frame = True
+        return read
+
+
+def test_turns_ended_while_the_camera_is_out_of_focus_are_not_taken_for_passes(game):
+    folder, truth = game
+    turns = truth["turns"]
+    start = turns[2]["frame"] + 1            # out of focus from just after the 3rd turn
+    out = replay_folder(folder, BlurredFrom(truth["frames"], start))
+    got = [(t["player"], t["placed"]) for t in out["turns"]]
+    assert got == [(t["player"], t["placed"]) for t in turns[:3]]
+    stats = out["replay"]
+    assert stats["frames_unreadable"] == stats["frames_read"] - (start - 1)
+    assert stats["end_turns_unseen"] == 1   # the End turns after it wait, never ended
+
+
+def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_it_never_saw(game, monkeypatch):
+    from click.testing import CliRunner
+
+    from zatre_vision.tracking.cli import replay
+    from zatre_vision.vision import cli as vision_cli
+
+    folder, truth = game
+    blurred = BlurredFrom(truth["frames"], truth["turns"][2]["frame"] + 1)
+    blurred.calibration = "saved"            # a fixed camera: the live reader passes through
+    monkeypatch.setattr(vision_cli, "_reader", lambda model, calibration, markers: blurred)
+    result = CliRunner().invoke(replay, [str(folder), "--no-progress"])
+    assert result.exit_code == 0
+    assert len(json.loads(result.stdout)["turns"]) == 3
+    assert result.stderr.startswith("warning: the recording ended while an End turn waited")
+    assert result.stderr.endswith("that turn is not in the result\n")

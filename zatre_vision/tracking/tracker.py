@@ -136,6 +136,9 @@ class TurnTracker:
         #: the last frame read gave no view of the tiles (no board found, or a frame the
         #: reader could not read); True until a frame has been read
         self._blind = True
+        #: ends of turn still waiting for the board to read again when the frames
+        #: ended (``finish``): turns that were never seen, so never committed
+        self.unseen_end_turns = 0
 
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
@@ -270,6 +273,8 @@ class TurnTracker:
         the board to read again commits nothing: the recording never showed the turn."""
         if self._end_wait is not None and not self._blind:
             self._commit("end_turn")
+        elif self._end_wait is not None:
+            self.unseen_end_turns += 1
         self._end_wait = None
 
     def undo(self) -> None:
