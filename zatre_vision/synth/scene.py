@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from ..rules.board import CELLS, NAMES, row_col
+from ..vision.geometry import reading_key
 from .board_art import BOARD_U, BOARD_V, BoardTexture, make_board_texture
 from .camera import GRID_CORNERS, Camera, sample_camera
 from .config import SynthConfig
@@ -237,7 +238,7 @@ class Renderer:
         corners = cam.project(GRID_CORNERS)
         g = np.array([[x, y] for y in range(16) for x in range(16)], np.float64)
         hom, _ = cv2.findHomography(g, cam.project(g), 0)
-        names = sorted(tiles, key=_reading_key)
+        names = sorted(tiles, key=reading_key)
         centres = cam.project(np.array([[_cell_uv(n)[0] + 0.5, _cell_uv(n)[1] + 0.5]
                                         for n in names])) if names else np.zeros((0, 2))
         return {
@@ -271,10 +272,6 @@ def _cell_uv(name: str) -> tuple[float, float]:
     col = ord(name[0]) - ord("A")
     row = int(name[1:]) - 1
     return float(col), float(row)
-
-
-def _reading_key(name: str) -> tuple[int, int]:
-    return int(name[1:]), ord(name[0])
 
 
 __all__ = ["Renderer", "SceneSetup", "TABLE_EXTENT"]

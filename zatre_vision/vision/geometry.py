@@ -22,6 +22,14 @@ from ..rules.board import CELLS, LIGHT, NAMES, START, row_col
 
 #: Cell names in reading order (row by row), the order of every per-cell array here.
 CELL_NAMES: tuple[str, ...] = tuple(NAMES[i] for i in CELLS)
+
+
+def reading_key(name: str) -> tuple[int, int]:
+    """Sort key of a cell name in reading order (``CELL_NAMES``'s): row by row, A to S
+    within a row."""
+    return int(name[1:]), ord(name[0])
+
+
 #: (col, row), 0-based, of every cell in ``CELL_NAMES`` order.
 CELL_COLROW = np.array([[row_col(i)[1], row_col(i)[0]] for i in CELLS], np.int32)
 #: Centres of the cells in grid units.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import GridModel
+from .geometry import GridModel, reading_key
 
 
 @dataclass
@@ -29,8 +29,9 @@ class ReadResult:
     probabilities: np.ndarray | None = None
     #: per cell: classical pip count (pips.NOT_CHECKED -2, pips.CANNOT_TELL -1, 0 no tile)
     pip_counts: np.ndarray | None = None
-    #: True when the frame had DOUBTFUL_FRAME doubtful cells or more, so that only dark
-    #: cells read empty were taken as read
+    #: True when the frame had DOUBTFUL_FRAME doubtful cells or more (or
+    #: DOUBTFUL_FRAME_STREAKED on a streaked photo), so that no cell was reported: all
+    #: 193 are uncertain
     doubtful_frame: bool = False
     #: the rectified board's ``sharpness``; below SHARP_ENOUGH the higher bar was used
     sharpness: float | None = None
@@ -52,11 +53,6 @@ class ReadResult:
         d["occluded"] = self.occluded
         d["elapsed_ms"] = round(self.elapsed_ms, 1)
         return d
-
-
-def reading_key(name: str) -> tuple[int, int]:
-    """Sort key of a cell name in reading order: row by row, A to S within a row."""
-    return int(name[1:]), ord(name[0])
 
 
 def settle(result: ReadResult, settled: list[str]) -> None:

@@ -43,10 +43,10 @@ from .cells import (
 )
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
-from .geometry import CELL_NAMES, IS_LIGHT, GridModel
+from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
 from .markers import locate_with_markers
 from .pips import CANNOT_TELL, count_all
-from .read_result import ReadResult, reading_key, settle
+from .read_result import ReadResult, settle
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
