@@ -238,27 +238,26 @@ class TurnTracker:
         """The player says the turn is over."""
         confirming = self._unconfirmed_auto
         self._unconfirmed_auto = False
-        if not self.new_tiles() and not self._unsettled_new():
+        nothing_new = not self.new_tiles() and not self._unsettled_new()
+        if nothing_new:
             recent = (self._last_commit_time is not None
                       and self._last_time - self._last_commit_time <= self.config.confirm_window_s)
             if confirming and recent:
                 return  # confirms the automatic commit just made (once)
         if self._blind:
-            self._wait_for_the_board()
-            return
-        if not self.new_tiles() and not self._unsettled_new():
+            # nothing is known of this turn's tiles: wait for the board to read again
+            # (``observe`` holds the deadline off meanwhile)
+            self._start_end_wait()
+        elif nothing_new:
             self._commit("end_turn")  # nothing placed: the turn passes
-            return
-        if self._waiting():
-            # commit when the board reads clean (or soon anyway)
-            self._end_wait = set() if self._end_wait is None else self._end_wait
-            self._end_deadline = self._last_time + self.config.end_wait_s
+        elif self._waiting():
+            self._start_end_wait()  # commit when the board reads clean (or soon anyway)
         else:
             self._commit("end_turn")
 
-    def _wait_for_the_board(self) -> None:
-        """An end of turn while the board cannot be seen or read: nothing is known of
-        this turn's tiles, so it waits for the board to read again (``observe``)."""
+    def _start_end_wait(self) -> None:
+        """Wait up to ``end_wait_s`` before committing; a wait already running keeps the
+        cells it has seen empty."""
         self._end_wait = set() if self._end_wait is None else self._end_wait
         self._end_deadline = self._last_time + self.config.end_wait_s
 
