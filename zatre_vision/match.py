@@ -179,7 +179,7 @@ class Match:
         """Correct one cell: change or clear a tile, or add one the camera missed (to
         the last turn). Everything after is recomputed, and a flagged turn is judged
         again on the corrected board."""
-        index = _cell(cell)
+        _cell(cell)  # a cell name, or a one-line error
         if value is not None and not is_tile_value(value):
             raise MatchError(f"{value!r} is not a tile value (1 to 6)")
         if self.pending is not None and cell in self.pending.placed:
@@ -199,11 +199,24 @@ class Match:
             return  # already empty
         if not self.turns:
             raise MatchError("no turn yet: propose the first turn instead")
-        if index not in CELL_SET:
+        self.add_to_turn(len(self.turns) - 1, cell, value)
+
+    def add_to_turn(self, index: int, cell: str, value: int) -> None:
+        """Add a tile to committed turn ``index`` (0 is the first): one the camera
+        missed, or read only after the turn was committed. The cell must be empty.
+        Everything after is recomputed, and a flagged turn is judged again."""
+        if not is_tile_value(value):
+            raise MatchError(f"{value!r} is not a tile value (1 to 6)")
+        if _cell(cell) not in CELL_SET:
             raise MatchError(f"{cell} is not a cell of the board")
-        last = self.turns[-1]
-        hand = None if last.hand is None else tuple(sorted([*last.hand, value]))
-        self.turns[-1] = RecordTurn(last.player, {**last.placed, cell: value}, hand, last.override)
+        if not 0 <= index < len(self.turns):
+            raise MatchError(f"no committed turn {index + 1}")
+        if cell in self.board.to_dict() or (self.pending is not None
+                                            and cell in self.pending.placed):
+            raise MatchError(f"{cell} already holds a tile")
+        t = self.turns[index]
+        hand = None if t.hand is None else tuple(sorted([*t.hand, value]))
+        self.turns[index] = RecordTurn(t.player, {**t.placed, cell: value}, hand, t.override)
         self._changed()
         self._recheck_pending()
 

@@ -359,6 +359,17 @@ class Table:
         self._change("correction", apply,
                      {"cell": cell, "value": value}, source=source)
 
+    def add_to_turn(self, index: int, cell: str, value: int, source: str = "camera") -> None:
+        """Add a tile to committed turn ``index`` (0 is the first): the camera read it
+        only after that turn was committed (see TurnTracker's late tiles)."""
+        def apply(m):
+            if isinstance(m, TableCardMatch):
+                raise MatchError("a card game has no board turns to add a tile to")
+            return m.add_to_turn(index, cell, value)
+
+        self._change("correction", apply, {"cell": cell, "value": value, "turn": index + 1},
+                     source=source)
+
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual") -> None:
         tiles = list(tiles)

@@ -360,3 +360,12 @@ def test_end_turn_says_when_the_camera_cannot_read_the_board(settings, playing, 
     assert r.status_code == 200
     assert says in r.get_json()["message"]
     assert camera.events == ["end_turn"]
+
+
+def test_the_event_log_says_which_turn_a_late_tile_joined(operator, playing, table):
+    table.commit_turn({"G8": 1}, source="camera")
+    table.add_to_turn(1, "F8", 4)
+    table.set_cell("G8", 2)
+    html = operator.get("/matches/1").data.decode()
+    assert "F8 → 4 <span class=\"muted\">(read late, added to turn 2)</span>" in html
+    assert "G8 → 2\n" in html                     # a correction by hand names no turn
