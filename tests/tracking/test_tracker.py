@@ -19,13 +19,15 @@ class Feed:
         self.frame = 0
         self.board = dict(self.match.board.to_dict())
 
-    def still(self, n=1, hand_over=()):
+    def still(self, n=1, hand_over=(), unsure=()):
+        """Still frames; ``hand_over`` cells are hidden by a hand, ``unsure`` cells the
+        reader cannot read with no hand near (both are held, not read)."""
         for _ in range(n):
             self.frame += 1
-            held = frozenset(hand_over)
+            held = frozenset(hand_over) | frozenset(unsure)
             cells = {c: v for c, v in self.board.items() if c not in held}
             self.tracker.observe(Observation(self.frame, self.frame / 5, still=True, cells=cells,
-                                             held=held, hand=bool(held)))
+                                             held=held, hand=bool(hand_over)))
 
     def moving(self, n=1):
         for _ in range(n):

@@ -133,6 +133,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
                              "pending": game_pending, "committed_twice": twice,
                              "frames": frames,
                              "frames_unreadable": out["replay"]["frames_unreadable"],
+                             "late_tiles": out["replay"]["late_tiles"],
                              "defocus_px": truth["sensor"]["defocus_sigma"],
                              "held_back_turns": held, "wall_s": round(wall, 2),
                              "cpu_fraction": round(busy_s / (frames / FPS), 3)})
@@ -148,6 +149,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
         "turns_flagged_pending": pending,
         "turns_committed_twice": extra,
         "turns_missed": missed,
+        "late_tiles": sum(g["late_tiles"] for g in per_game),
         "latency_median_s": round(statistics.median(latencies), 2) if latencies else None,
         "latency_p90_s": round(lat_sorted[int(0.9 * (len(lat_sorted) - 1))], 2) if latencies else None,
         "cpu_fraction_of_one_core_at_5fps": round(cpu, 3),

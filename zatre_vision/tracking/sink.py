@@ -32,6 +32,8 @@ class MatchSink:
         self.pending_frame: int | None = None
         self._holding: set[str] = set()
         self._held_history: list[tuple[str, bool]] = []
+        #: tiles each committed turn was expected to hold, by turn index (late tiles)
+        self._expected_at: dict[int, int] = {}
 
     # -- what the tracker reads ------------------------------------------------------
     @property
@@ -79,13 +81,40 @@ class MatchSink:
         if legal:
             self.frames.append(frame)
             was_holding = player in self._holding
+            full = expected if expected is not None else TURN_TILES
             self._holding.discard(player)
-            if len(placed) < (expected if expected is not None else TURN_TILES):
+            if len(placed) < full:
                 self._holding.add(player)
             self._held_history.append((player, was_holding))
+            self._expected_at[len(match.turns) - 1] = full
         else:
             self.pending_frame = frame
         return legal
+
+    def last_turn(self) -> int | None:
+        """Index of the last committed turn (None before the first): what a late tile
+        names when it joins a turn already committed."""
+        turns = self.match.turns
+        return len(turns) - 1 if turns else None
+
+    def add_late_tile(self, turn: int, placed: dict[str, int], cell: str, value: int) -> bool:
+        """A tile read only after its turn was committed joins that turn, if the turn
+        still stands as committed (``placed``: its tiles then) and is one of the last
+        two (later, the tile is the current player's). True when added."""
+        match = self.match
+        if (match.finished or not 0 <= turn < len(match.turns)
+                or turn < len(match.turns) - 2 or match.turns[turn].placed != placed):
+            return False
+        player = match.turns[turn].player
+        try:
+            self._add_to_turn(turn, cell, value)
+        except MatchError:
+            return False
+        latest = max(k for k, t in enumerate(match.turns) if t.player == player)
+        tiles = len(match.turns[turn].placed)
+        if latest == turn and tiles >= self._expected_at.get(turn, TURN_TILES):
+            self._holding.discard(player)
+        return True
 
     def reject_pending(self) -> None:
         if self.match.pending is not None:
@@ -112,6 +141,9 @@ class MatchSink:
     # -- how changes reach the match (overridden by TableSink) ---------------------------
     def _propose(self, placed: dict[str, int], frame: int) -> bool:
         return self._match.propose(placed).legal
+
+    def _add_to_turn(self, turn: int, cell: str, value: int) -> None:
+        self._match.add_to_turn(turn, cell, value)
 
     def _reject(self) -> None:
         self._match.reject_pending()
@@ -144,6 +176,9 @@ class TableSink(MatchSink):
         verdict = self.table.commit_turn(placed, snapshot_jpeg=jpeg, source=self.source,
                                          frame=frame)
         return bool(verdict["legal"])
+
+    def _add_to_turn(self, turn: int, cell: str, value: int) -> None:
+        self.table.add_to_turn(turn, cell, value, source=self.source)
 
     def _reject(self) -> None:
         self.table.reject_pending(source=self.source)

@@ -24,6 +24,11 @@ only once the board reads again. Without that, a camera out of focus turned ever
 End turn into a pass (one game of the wide tracking benchmark lost 13 of its 14
 turns so).
 
+An end of turn that runs out of time with the turn short, while a cell next to its
+tiles could not be read, remembers that cell: if a tile settles there later, never
+having been read empty, it joins that turn (a *late tile*, through the sink's
+optional ``last_turn`` / ``add_late_tile``) rather than the next player's.
+
 A flagged (illegal) turn stays on the table as pending; when one of its tiles is
 lifted, the pending turn is rejected and what is left is new again. A tile lifted
 before any commit simply disappears from the new tiles.
@@ -86,6 +91,11 @@ class TurnSink(Protocol):
 
     def reject_pending(self) -> None: ...
 
+    # Optional (without them a tile read late is the next turn's):
+    # ``last_turn() -> int | None``, the index of the last committed turn, and
+    # ``add_late_tile(turn, placed, cell, value) -> bool``, which adds a tile read late
+    # to that turn if it still holds ``placed`` (True when added).
+
     def undo(self) -> bool:
         """Take back the last commit; False when there was nothing to undo."""
 
@@ -139,6 +149,11 @@ class TurnTracker:
         #: ends of turn still waiting for the board to read again when the frames
         #: ended (``finish``): turns that were never seen, so never committed
         self.unseen_end_turns = 0
+        #: late tiles: cells next to a turn that an end of turn committed short while
+        #: they could not be read -> (that turn's index, its tiles as committed)
+        self._late: dict[str, tuple[int, dict[str, int]]] = {}
+        #: tiles read after their turn was committed and added to it
+        self.late_tiles_added = 0
 
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
@@ -163,6 +178,7 @@ class TurnTracker:
         if self._end_wait is not None:
             self._end_wait.update(c for c, v in reads.items() if v is None)
         self.votes.add(reads, held)
+        self._settle_late(reads)
         self._check_lifted_pending()
         if self._end_wait is not None and (not self._waiting()
                                            or obs.time >= self._end_deadline):
@@ -177,7 +193,8 @@ class TurnTracker:
         neighbours = getattr(self.sink, "neighbours", None)
         if neighbours is None or not self._last_held:
             return set()
-        new = self.new_tiles()
+        seen_empty = self._end_wait or set()  # their tiles are the next player's
+        new = [c for c in self.new_tiles() if c not in seen_empty]
         expected = self.sink.expected_tiles()
         if expected is not None and len(new) >= expected:
             return set()
@@ -185,7 +202,6 @@ class TurnTracker:
         around = set()
         for cell in [*base, *new]:
             around.update(neighbours(cell))
-        seen_empty = self._end_wait or set()
         return {c for c in self._last_held & around if c not in base and c not in seen_empty}
 
     def _waiting(self) -> bool:
@@ -214,6 +230,9 @@ class TurnTracker:
         expected = self.sink.expected_tiles()
         if expected is None or not self._auto_armed or obs.hand or not obs.still:
             return
+        if self._end_wait is not None:
+            return  # an end of turn is waiting: it decides (the next player's tiles
+            # may already be down, and must not make this turn look complete)
         if self.sink.pending_cells():
             return  # a flagged turn must be fixed first
         if obs.time - self._last_motion_time < self.config.commit_still_s:
@@ -224,6 +243,7 @@ class TurnTracker:
 
     def _commit(self, reason: str) -> None:
         seen_empty = self._end_wait or set()
+        unread = self._doubtful() if reason == "end_turn" else set()
         self._end_wait = None
         placed = {c: v for c, v in self.new_tiles().items() if c not in seen_empty}
         legal = self.sink.commit_turn(placed, self._last_frame, reason)
@@ -232,6 +252,43 @@ class TurnTracker:
         self.commits.append(CommitLog(self._last_frame, self._last_time, placed, reason, legal))
         self._last_commit_time = self._last_time
         self._unconfirmed_auto = reason == "auto"
+        if legal:
+            self._expect_late(unread, placed)
+
+    # -- late tiles --------------------------------------------------------------------
+    # An end of turn that runs out of time commits what it has. When the turn is short
+    # and a cell next to its tiles could not be read (a tile the reader calls occluded
+    # or unsure frame after frame, no hand near), that cell may hold one of its tiles.
+    # If the cell later settles on a tile without ever having been read empty, the
+    # tile joins that turn instead of the next player's (which it would otherwise make
+    # one tile too long, and the short turn wrong too).
+    def _expect_late(self, unread: set[str], placed: dict[str, int]) -> None:
+        last_turn = getattr(self.sink, "last_turn", None)
+        if not unread or not placed or last_turn is None:
+            return
+        neighbours = self.sink.neighbours
+        near = {n for c in placed for n in neighbours(c)}
+        turn = last_turn()
+        for cell in unread & near:
+            self._late[cell] = (turn, dict(placed))
+
+    def _settle_late(self, reads: Mapping[str, int | None]) -> None:
+        """Drop late cells read empty; a late cell that settles on a tile joins its turn."""
+        for cell in list(self._late):
+            if cell in reads and reads[cell] is None:
+                del self._late[cell]  # read empty: no tile of that turn lay there
+                continue
+            value = self.votes.value(cell)
+            if value is None:
+                continue
+            turn, placed = self._late.pop(cell)
+            if cell in self.sink.committed_board():
+                continue
+            if self.sink.add_late_tile(turn, placed, cell, value):
+                self.late_tiles_added += 1
+                for other, (t, p) in self._late.items():
+                    if t == turn:
+                        self._late[other] = (t, {**p, cell: value})
 
     # -- events ------------------------------------------------------------------------
     def end_turn(self) -> None:
@@ -278,6 +335,7 @@ class TurnTracker:
 
     def undo(self) -> None:
         self._end_wait = None
+        self._late.clear()
         if self.sink.undo():
             self._auto_armed = False
             self._last_commit_time = None

@@ -1,0 +1,142 @@
+"""Late tiles: a tile the reader could not read until after its turn was committed
+short joins that turn, not the next player's."""
+
+import pytest
+
+from zatre_vision.match import Match, MatchError
+from zatre_vision.tracking.sink import MatchSink
+
+from .test_tracker import FIRST, Feed
+
+
+def ben_ends_his_turn_while_f8_cannot_be_read(f: Feed) -> None:
+    """Ben puts down G8 (1) and F8 (4); the reader calls F8 unsure frame after frame,
+    no hand near, through his End turn's whole wait, while Ann starts her turn."""
+    f.put("G8", 1)
+    f.still(2)
+    f.put("F8", 4)
+    f.still(3, unsure={"F8"})
+    f.tracker.end_turn()
+    f.still(2, unsure={"F8"})
+    f.put("G6", 1)                          # Ann's first tile, on a cell seen empty
+    f.still(12, unsure={"F8"})              # past end_wait_s: Ben's turn commits short
+
+
+def test_a_tile_read_after_its_turn_was_committed_joins_that_turn():
+    f = Feed(FIRST)
+    ben_ends_his_turn_while_f8_cannot_be_read(f)
+    assert f.committed == [{"G8": 1}]
+    f.still(2)                              # F8 reads at last, and settles
+    assert f.match.turns[1].placed == {"G8": 1, "F8": 4}
+    assert f.tracker.late_tiles_added == 1
+    assert f.match.totals()["Ben"] == 2     # F8-G8-H8 = 11
+    f.put("G5", 1)                          # Ann's second tile: her turn commits alone
+    f.still(4)
+    assert f.committed[-1] == {"G6": 1, "G5": 1}
+    assert [t.player for t in f.match.turns] == ["Ann", "Ben", "Ann"]
+
+
+def test_without_late_tiles_the_tile_would_lengthen_the_next_turn():
+    """The same table with a sink that cannot add a tile to a committed turn: what the
+    tracker did before late tiles (Ann's End turn takes Ben's tile)."""
+
+    class OldSink(MatchSink):
+        last_turn = None
+
+    f = Feed(FIRST)
+    f.sink = OldSink(f.match)
+    f.tracker.sink = f.sink
+    ben_ends_his_turn_while_f8_cannot_be_read(f)
+    f.still(4)
+    assert f.committed == [{"G8": 1}, {"G6": 1, "F8": 4}]  # both turns wrong
+
+
+def test_a_cell_read_empty_after_the_commit_holds_no_late_tile():
+    f = Feed(FIRST)
+    ben_ends_his_turn_while_f8_cannot_be_read(f)
+    del f.board["F8"]                       # it was empty after all (a shadow, a vein)
+    f.still(1)
+    f.board["F8"] = 4                       # Ann puts a tile there
+    f.still(4)
+    assert f.tracker.late_tiles_added == 0
+    assert f.committed == [{"G8": 1}, {"G6": 1, "F8": 4}]
+
+
+def test_undo_forgets_the_cells_that_may_hold_a_late_tile():
+    f = Feed(FIRST)
+    ben_ends_his_turn_while_f8_cannot_be_read(f)
+    f.tracker.undo()                        # Ben's short turn is taken back
+    f.still(2)
+    assert f.tracker.late_tiles_added == 0
+    assert len(f.match.turns) == 1
+    f.tracker.end_turn()
+    assert f.match.turns[-1].placed == {"G8": 1, "F8": 4, "G6": 1}
+
+
+def test_the_sink_adds_a_late_tile_only_to_a_recent_turn_that_still_stands():
+    match = Match(["Ann", "Ben"])
+    sink = MatchSink(match)
+    assert sink.last_turn() is None
+    assert sink.commit_turn(dict(FIRST), 1, "auto")
+    assert sink.commit_turn({"G8": 1}, 2, "end_turn")   # short: Ben holds a tile back
+    assert sink.expected_tiles() == 2                  # Ann's turn
+    assert not sink.add_late_tile(1, {"G8": 2}, "F8", 4)  # the turn is not as committed
+    assert not sink.add_late_tile(1, {"G8": 1}, "H8", 4)  # the cell holds a tile
+    assert sink.add_late_tile(1, {"G8": 1}, "F8", 4)
+    assert match.turns[1].placed == {"G8": 1, "F8": 4}
+    assert sink.commit_turn({"G6": 1, "G5": 1}, 3, "auto")
+    assert sink.expected_tiles() == 2                  # Ben's two tiles were both placed
+    assert sink.commit_turn({"I7": 1, "I6": 1}, 4, "auto")
+    assert not sink.add_late_tile(1, {"G8": 1, "F8": 4}, "J8", 1)  # three turns ago
+
+
+@pytest.mark.parametrize("read, late, ann_holds", [
+    ({"H8": 6, "H7": 5}, ("G7", 5), False),   # the late tile makes her first turn whole
+    ({"H8": 6}, ("H7", 5), True),              # two of three: she still holds one back
+])
+def test_a_late_tile_that_makes_a_turn_whole_ends_the_players_holding(read, late, ann_holds):
+    match = Match(["Ann", "Ben"])
+    sink = MatchSink(match)
+    assert sink.commit_turn(read, 1, "end_turn") is not None
+    assert sink.add_late_tile(0, read, *late)
+    assert sink.commit_turn({}, 2, "end_turn") is not None    # Ben passes
+    assert (sink.expected_tiles() is None) == ann_holds        # Ann's turn
+
+
+def test_match_adds_a_tile_to_an_earlier_turn_and_scores_everything_again():
+    match = Match(["Ann", "Ben"])
+    assert match.propose(dict(FIRST)).legal
+    assert match.propose({"G8": 1}).legal
+    assert match.propose({"G6": 1, "G5": 1}).legal
+    before = match.totals()["Ben"]
+    match.add_to_turn(1, "F8", 4)
+    assert match.turns[1].placed == {"G8": 1, "F8": 4}
+    assert match.board.to_dict()["F8"] == 4
+    assert match.totals()["Ben"] == before + 2          # F8-G8-H8 = 11
+    for index, cell, value, message in [
+            (5, "I9", 1, "no committed turn 6"), (1, "H8", 1, "H8 already holds a tile"),
+            (1, "I9", 7, "7 is not a tile value"), (1, "A1", 1, "A1 is not a cell"),
+            (1, "Z99", 1, "Z99")]:
+        with pytest.raises(MatchError, match=message):
+            match.add_to_turn(index, cell, value)
+
+
+def test_a_late_tile_at_a_live_table_is_a_camera_correction_that_survives_a_restart(tmp_path):
+    from zatre_vision.store import open_store
+    from zatre_vision.table import Table
+    from zatre_vision.tracking.sink import TableSink
+
+    table = Table(open_store(tmp_path), "t")
+    mid = table.new_match(["Ann", "Ben"])
+    sink = TableSink(table)
+    assert sink.commit_turn(dict(FIRST), 1, "auto")
+    assert sink.commit_turn({"G8": 1}, 2, "end_turn")
+    assert sink.add_late_tile(sink.last_turn(), {"G8": 1}, "F8", 4)
+    assert table.state()["board"]["F8"] == 4
+    late = table.store.events(mid)[-1]
+    assert (late["kind"], late["source"]) == ("correction", "camera")
+    assert late["payload"] == {"cell": "F8", "value": 4, "turn": 2}
+    table.store.close()
+    again = Table(open_store(tmp_path), "t")
+    assert again.match.turns[1].placed == {"G8": 1, "F8": 4}
+    assert again.state()["sheets"] == table.state()["sheets"]
