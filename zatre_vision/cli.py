@@ -113,8 +113,9 @@ def bench_rules(out: str, positions: int) -> None:
 
 
 @bench.command("tracking")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True),
-              default="benchmarks/results/tracking.json", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="[default: benchmarks/results/tracking.json, or tracking-wide.json "
+              "with --ranges wide]")
 @click.option("--games", type=click.IntRange(1, 500), default=20, show_default=True)
 @click.option("--max-turns", type=click.IntRange(2, 200), default=14, show_default=True)
 @click.option("--model", type=click.Path(dir_okay=False), default=None)
@@ -122,10 +123,14 @@ def bench_rules(out: str, positions: int) -> None:
               show_default=True, help="training: games rendered with the training ranges "
               "(the benchmark); wide: the vision benchmark's held-out ranges, where some "
               "cameras are too blurred to read (no turn should be committed wrong).")
-def bench_tracking(out: str, games: int, max_turns: int, model: str | None,
+def bench_tracking(out: str | None, games: int, max_turns: int, model: str | None,
                    ranges: str) -> None:
     """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
     import cv2
+
+    if out is None:
+        name = "tracking-wide.json" if ranges == "wide" else "tracking.json"
+        out = f"benchmarks/results/{name}"
 
     from .bench.tracking_bench import run_tracking_benchmark
     from .tracking.live_reader import LiveBoardReader

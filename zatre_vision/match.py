@@ -202,18 +202,25 @@ class Match:
         self.add_to_turn(len(self.turns) - 1, cell, value)
 
     def add_to_turn(self, index: int, cell: str, value: int) -> None:
-        """Add a tile to committed turn ``index`` (0 is the first): one the camera
-        missed, or read only after the turn was committed. The cell must be empty.
-        Everything after is recomputed, and a flagged turn is judged again."""
+        """Add a tile to turn ``index`` (0 is the first; the flagged turn, when one
+        waits, is ``len(turns)``): one the camera missed, or read only after the turn
+        was committed. The cell must be empty. Everything after is recomputed; a
+        flagged turn is judged again (with the tile, it may now be legal and applied)."""
         if not is_tile_value(value):
             raise MatchError(f"{value!r} is not a tile value (1 to 6)")
         if _cell(cell) not in CELL_SET:
             raise MatchError(f"{cell} is not a cell of the board")
-        if not 0 <= index < len(self.turns):
-            raise MatchError(f"no committed turn {index + 1}")
+        last = len(self.turns) if self.pending is not None else len(self.turns) - 1
+        if not 0 <= index <= last:
+            raise MatchError(f"no turn {index + 1} to add a tile to")
         if cell in self.board.to_dict() or (self.pending is not None
                                             and cell in self.pending.placed):
             raise MatchError(f"{cell} already holds a tile")
+        if index == len(self.turns):
+            p = self._take_pending()
+            hand = None if p.hand is None else (*p.hand, value)
+            self.propose({**p.placed, cell: value}, hand, p.player)
+            return
         t = self.turns[index]
         hand = None if t.hand is None else tuple(sorted([*t.hand, value]))
         self.turns[index] = RecordTurn(t.player, {**t.placed, cell: value}, hand, t.override)

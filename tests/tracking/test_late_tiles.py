@@ -114,7 +114,7 @@ def test_match_adds_a_tile_to_an_earlier_turn_and_scores_everything_again():
     assert match.board.to_dict()["F8"] == 4
     assert match.totals()["Ben"] == before + 2          # F8-G8-H8 = 11
     for index, cell, value, message in [
-            (5, "I9", 1, "no committed turn 6"), (1, "H8", 1, "H8 already holds a tile"),
+            (5, "I9", 1, "no turn 6 to add a tile to"), (1, "H8", 1, "H8 already holds a tile"),
             (1, "I9", 7, "7 is not a tile value"), (1, "A1", 1, "A1 is not a cell"),
             (1, "Z99", 1, "Z99")]:
         with pytest.raises(MatchError, match=message):
@@ -140,3 +140,13 @@ def test_a_late_tile_at_a_live_table_is_a_camera_correction_that_survives_a_rest
     again = Table(open_store(tmp_path), "t")
     assert again.match.turns[1].placed == {"G8": 1, "F8": 4}
     assert again.state()["sheets"] == table.state()["sheets"]
+
+
+def test_a_late_tile_that_connects_a_flagged_turn_makes_it_legal():
+    match = Match(["Ann", "Ben"])
+    assert match.propose(dict(FIRST)).legal
+    assert not match.propose({"I6": 1}).legal           # I6 alone touches no tile
+    assert match.pending is not None
+    match.add_to_turn(1, "I7", 1)                       # the flagged turn is turn 2
+    assert match.pending is None
+    assert match.turns[1].placed == {"I6": 1, "I7": 1}

@@ -180,3 +180,37 @@ def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_it_never_saw(gam
     assert len(json.loads(result.stdout)["turns"]) == 3
     assert result.stderr.startswith("warning: the recording ended while an End turn waited")
     assert result.stderr.endswith("that turn is not in the result\n")
+
+
+class UnreadableTile(TruthReader):
+    """Perfect reads, except that ``cell`` is uncertain (no hand near) in every frame
+    up to ``until``: a tile the classifier cannot read until the light or the focus
+    changes."""
+
+    def __init__(self, truth_frames, cell, until):
+        super().__init__(truth_frames)
+        self.cell, self.until = cell, until
+
+    def read(self, image):
+        frame = self._frames[self._k]["frame"]
+        read = super().read(image)
+        if frame <= self.until and self.cell in read.cells:
+            del read.cells[self.cell]
+            read.uncertain.append(self.cell)
+        return read
+
+
+def test_a_tile_read_only_after_its_turn_was_committed_joins_that_turn(game):
+    folder, truth = game
+    turn, after = truth["turns"][2], truth["turns"][3]
+    cell = sorted(turn["placed"])[-1]            # I7: its neighbour I6 is read, it is not
+    until = after["frame"] - 3                   # past the End turn's 2 s, in the next turn
+    assert until > turn["frame"] + 10
+    out = replay_folder(folder, UnreadableTile(truth["frames"], cell, until))
+    got = [(t["player"], t["placed"]) for t in out["turns"]]
+    assert got == [(t["player"], t["placed"]) for t in truth["turns"]]
+    assert all(t["legal"] for t in out["turns"])
+    assert out["replay"]["late_tiles"] == 1
+    # I6 alone touched no tile: the turn was flagged when its End turn ran out of
+    # time, and I7, read late, made it legal
+    assert out["turns"][2]["frame"] < until

@@ -119,3 +119,21 @@ def test_pip_contrast_falls_with_blur_and_with_smaller_cells():
     half = {"corners": [[x / 2, y / 2] for x, y in _truth()["corners"]],
             "sensor": {"defocus_sigma": 0.8, "motion_px": 0.0}}
     assert abs(pip_contrast(half, 640) - sharp) < 1e-9
+
+
+@pytest.mark.parametrize("ranges, name", [("training", "tracking.json"),
+                                          ("wide", "tracking-wide.json")])
+def test_the_tracking_bench_writes_each_range_to_its_own_file(ranges, name, tmp_path,
+                                                              monkeypatch):
+    from zatre_vision.bench import tracking_bench
+
+    def fake_run(reader_factory, games, max_turns, wide):
+        return {"summary": {"wide": wide, "games": games}}
+
+    monkeypatch.setattr(tracking_bench, "run_tracking_benchmark", fake_run)
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(zatre, ["bench", "tracking", "--ranges", ranges, "--games", "2"])
+    assert res.exit_code == 0, res.output
+    written = json.loads((tmp_path / "benchmarks" / "results" / name).read_text())
+    assert written["summary"] == {"wide": ranges == "wide", "games": 2}
+    assert len(list((tmp_path / "benchmarks" / "results").iterdir())) == 1

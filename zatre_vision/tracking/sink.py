@@ -32,8 +32,10 @@ class MatchSink:
         self.pending_frame: int | None = None
         self._holding: set[str] = set()
         self._held_history: list[tuple[str, bool]] = []
-        #: tiles each committed turn was expected to hold, by turn index (late tiles)
+        #: tiles each committed turn was expected to hold, by turn index (late tiles),
+        #: and the flagged turn's
         self._expected_at: dict[int, int] = {}
+        self._pending_full = TURN_TILES
 
     # -- what the tracker reads ------------------------------------------------------
     @property
@@ -78,41 +80,61 @@ class MatchSink:
             legal = self._propose(placed, frame)
         except MatchError:
             return None
+        full = expected if expected is not None else TURN_TILES
         if legal:
-            self.frames.append(frame)
-            was_holding = player in self._holding
-            full = expected if expected is not None else TURN_TILES
-            self._holding.discard(player)
-            if len(placed) < full:
-                self._holding.add(player)
-            self._held_history.append((player, was_holding))
-            self._expected_at[len(match.turns) - 1] = full
+            self._applied(player, len(placed), full, frame)
         else:
             self.pending_frame = frame
+            self._pending_full = full
         return legal
 
+    def _applied(self, player: str, tiles: int, full: int, frame: int) -> None:
+        """A turn of ``tiles`` tiles was applied: fewer than ``full`` means the player
+        kept tiles back."""
+        self.frames.append(frame)
+        was_holding = player in self._holding
+        self._holding.discard(player)
+        if tiles < full:
+            self._holding.add(player)
+        self._held_history.append((player, was_holding))
+        self._expected_at[len(self.match.turns) - 1] = full
+
     def last_turn(self) -> int | None:
-        """Index of the last committed turn (None before the first): what a late tile
+        """Index of the turn committed last (None before the first): the flagged turn
+        while one waits (``len(turns)``), else the last turn applied. What a late tile
         names when it joins a turn already committed."""
-        turns = self.match.turns
-        return len(turns) - 1 if turns else None
+        match = self.match
+        if match.pending is not None:
+            return len(match.turns)
+        return len(match.turns) - 1 if match.turns else None
 
     def add_late_tile(self, turn: int, placed: dict[str, int], cell: str, value: int) -> bool:
         """A tile read only after its turn was committed joins that turn, if the turn
         still stands as committed (``placed``: its tiles then) and is one of the last
-        two (later, the tile is the current player's). True when added."""
+        two (later, the tile is the current player's). A flagged turn is judged again
+        with it, and applied if now legal. True when added."""
         match = self.match
-        if (match.finished or not 0 <= turn < len(match.turns)
-                or turn < len(match.turns) - 2 or match.turns[turn].placed != placed):
+        flagged = match.pending is not None and turn == len(match.turns)
+        if flagged:
+            player, tiles = match.pending.player, match.pending.placed
+        elif 0 <= turn < len(match.turns):
+            player, tiles = match.turns[turn].player, match.turns[turn].placed
+        else:
             return False
-        player = match.turns[turn].player
+        if match.finished or turn < len(match.turns) - 2 or tiles != placed:
+            return False
         try:
             self._add_to_turn(turn, cell, value)
         except MatchError:
             return False
+        if flagged:
+            if match.pending is None:  # the tile made it legal: applied now
+                self._applied(player, len(placed) + 1, self._pending_full,
+                              self.pending_frame if self.pending_frame is not None else 0)
+                self.pending_frame = None
+            return True
         latest = max(k for k, t in enumerate(match.turns) if t.player == player)
-        tiles = len(match.turns[turn].placed)
-        if latest == turn and tiles >= self._expected_at.get(turn, TURN_TILES):
+        if latest == turn and len(placed) + 1 >= self._expected_at.get(turn, TURN_TILES):
             self._holding.discard(player)
         return True
 

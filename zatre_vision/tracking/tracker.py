@@ -27,7 +27,8 @@ turns so).
 An end of turn that runs out of time with the turn short, while a cell next to its
 tiles could not be read, remembers that cell: if a tile settles there later, never
 having been read empty, it joins that turn (a *late tile*, through the sink's
-optional ``last_turn`` / ``add_late_tile``) rather than the next player's.
+optional ``last_turn`` / ``add_late_tile``) rather than the next player's. A turn
+flagged for want of that tile is judged again with it.
 
 A flagged (illegal) turn stays on the table as pending; when one of its tiles is
 lifted, the pending turn is rejected and what is left is new again. A tile lifted
@@ -252,8 +253,7 @@ class TurnTracker:
         self.commits.append(CommitLog(self._last_frame, self._last_time, placed, reason, legal))
         self._last_commit_time = self._last_time
         self._unconfirmed_auto = reason == "auto"
-        if legal:
-            self._expect_late(unread, placed)
+        self._expect_late(unread, placed)  # applied or flagged alike
 
     # -- late tiles --------------------------------------------------------------------
     # An end of turn that runs out of time commits what it has. When the turn is short
