@@ -10,8 +10,8 @@ FIRST = {"H8": 6, "H7": 5, "G7": 5}
 class Feed:
     """Plays frames into a tracker at 5 fps."""
 
-    def __init__(self, board=None, players=("Ann", "Ben")):
-        self.match = Match(list(players))
+    def __init__(self, board=None, players=("Ann", "Ben"), teams=None):
+        self.match = Match(list(players), teams=dict(teams or {}))
         if board:
             assert self.match.propose(board).legal
         self.sink = MatchSink(self.match)
@@ -356,3 +356,27 @@ def test_a_tracker_that_has_read_no_frame_does_not_pass_on_end_turn():
     assert f.committed == []
     f.still(1)
     assert f.committed == [{}]
+
+
+def test_a_team_seat_commits_by_itself_at_two_tiles_per_member():
+    f = Feed(FIRST, players=("Ann", "Red"), teams={"Red": 2})
+    for cell in ("G8", "F8"):
+        f.put(cell, 1)
+        f.still(4)
+    assert f.committed == []                 # two of the team's four
+    for cell in ("E8", "D8"):
+        f.put(cell, 1)
+        f.still(4)
+    assert f.committed == [{"G8": 1, "F8": 1, "E8": 1, "D8": 1}]
+
+
+def test_who_kept_tiles_back_is_read_from_the_match_so_a_restart_keeps_it():
+    f = Feed(FIRST)
+    f.put("G8", 5)
+    f.still(4)
+    f.tracker.end_turn()                     # Ben keeps a tile back
+    assert f.match.propose({"G6": 1, "G5": 1}).legal   # Ann's turn, typed in
+    restarted = MatchSink(f.match)           # the camera service starts again
+    assert restarted.expected_tiles() is None   # Ben may place three: End turn decides
+    f.match.undo()                           # Ann's turn taken back at the dashboard
+    assert restarted.expected_tiles() == 2   # Ann's turn again: two

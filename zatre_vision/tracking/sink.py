@@ -8,34 +8,50 @@ a turn is expected to hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from ..match import Match, MatchError
 from ..rules.board import NAMES, NEIGHBOURS, cell_index
+from ..rules.record import RecordTurn
 from .tracker import ALL_CELLS
 
 FIRST_TURN_TILES = 3
 TURN_TILES = 2
 
 
+def full_turn(first: bool, members: int = 1) -> int:
+    """Tiles a turn holds when nothing was kept back: three on the first turn, else
+    two for each member of the seat (a team draws two per member, rules.md)."""
+    return FIRST_TURN_TILES if first else TURN_TILES * members
+
+
+def keeps_tiles_back(turns: Sequence[RecordTurn], player: str,
+                     teams: Mapping[str, int]) -> bool:
+    """Whether ``player``'s last turn placed fewer tiles than a full turn: the player
+    kept tiles back."""
+    on_board = 0
+    short = False
+    for turn in turns:
+        if turn.player == player:
+            short = len(turn.placed) < full_turn(on_board == 0, teams.get(player, 1))
+        on_board += len(turn.placed)
+    return short
+
+
 class MatchSink:
     """Commits tracked turns into a Match and remembers the frame of each commit.
 
-    A player who ended a turn with fewer tiles than expected holds tiles back and may
-    place more than two next time, so for that player's next turn only an explicit
-    end of turn commits (``expected_tiles`` is None).
+    A player who ended a turn with fewer tiles than a full turn (three on the first,
+    two later, two per member for a team) kept tiles back and may place more than two next time, so for that
+    player's next turn only an explicit end of turn commits (``expected_tiles`` is
+    None). That is read from the match's turns each time, so it stays right after an
+    undo, a correction, a late tile or a restart of the camera service.
     """
 
     def __init__(self, match: Match):
         self._match = match
         self.frames: list[int] = []  # commit frame of each committed turn
         self.pending_frame: int | None = None
-        self._holding: set[str] = set()
-        self._held_history: list[tuple[str, bool]] = []
-        #: tiles each committed turn was expected to hold, by turn index (late tiles),
-        #: and the flagged turn's
-        self._expected_at: dict[int, int] = {}
-        self._pending_full = TURN_TILES
 
     # -- what the tracker reads ------------------------------------------------------
     @property
@@ -63,41 +79,25 @@ class MatchSink:
         match = self.match
         if match.finished:
             return None
-        if match.board.count == 0:
-            return FIRST_TURN_TILES
-        if match.current_player in self._holding:
+        player = match.current_player
+        if keeps_tiles_back(match.turns, player, match.teams):
             return None
-        return TURN_TILES
+        return full_turn(match.board.count == 0, match.teams.get(player, 1))
 
     # -- what the tracker does ---------------------------------------------------------
     def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
         match = self.match
         if match.finished or match.pending is not None:
             return None
-        player = match.current_player
-        expected = self.expected_tiles()
         try:
             legal = self._propose(placed, frame)
         except MatchError:
             return None
-        full = expected if expected is not None else TURN_TILES
         if legal:
-            self._applied(player, len(placed), full, frame)
+            self.frames.append(frame)
         else:
             self.pending_frame = frame
-            self._pending_full = full
         return legal
-
-    def _applied(self, player: str, tiles: int, full: int, frame: int) -> None:
-        """A turn of ``tiles`` tiles was applied: fewer than ``full`` means the player
-        kept tiles back."""
-        self.frames.append(frame)
-        was_holding = player in self._holding
-        self._holding.discard(player)
-        if tiles < full:
-            self._holding.add(player)
-        self._held_history.append((player, was_holding))
-        self._expected_at[len(self.match.turns) - 1] = full
 
     def last_turn(self) -> int | None:
         """Index of the turn committed last (None before the first): the flagged turn
@@ -116,9 +116,9 @@ class MatchSink:
         match = self.match
         flagged = match.pending is not None and turn == len(match.turns)
         if flagged:
-            player, tiles = match.pending.player, match.pending.placed
+            tiles = match.pending.placed
         elif 0 <= turn < len(match.turns):
-            player, tiles = match.turns[turn].player, match.turns[turn].placed
+            tiles = match.turns[turn].placed
         else:
             return False
         if match.finished or turn < len(match.turns) - 2 or tiles != placed:
@@ -127,15 +127,9 @@ class MatchSink:
             self._add_to_turn(turn, cell, value)
         except MatchError:
             return False
-        if flagged:
-            if match.pending is None:  # the tile made it legal: applied now
-                self._applied(player, len(placed) + 1, self._pending_full,
-                              self.pending_frame if self.pending_frame is not None else 0)
-                self.pending_frame = None
-            return True
-        latest = max(k for k, t in enumerate(match.turns) if t.player == player)
-        if latest == turn and len(placed) + 1 >= self._expected_at.get(turn, TURN_TILES):
-            self._holding.discard(player)
+        if flagged and match.pending is None:  # the tile made it legal: applied now
+            self.frames.append(self.pending_frame if self.pending_frame is not None else 0)
+            self.pending_frame = None
         return True
 
     def reject_pending(self) -> None:
@@ -153,11 +147,6 @@ class MatchSink:
         self._undo()
         if self.frames:
             self.frames.pop()
-        if self._held_history:
-            player, was_holding = self._held_history.pop()
-            self._holding.discard(player)
-            if was_holding:
-                self._holding.add(player)
         return True
 
     # -- how changes reach the match (overridden by TableSink) ---------------------------
