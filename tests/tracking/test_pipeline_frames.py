@@ -162,7 +162,9 @@ def test_turns_ended_while_the_camera_is_out_of_focus_are_not_taken_for_passes(g
     assert got == [(t["player"], t["placed"]) for t in turns[:3]]
     stats = out["replay"]
     assert stats["frames_unreadable"] == stats["frames_read"] - (start - 1)
-    assert stats["end_turns_unseen"] == 1   # the End turns after it wait, never ended
+    # the End turns after it wait, never ended: every one of them counted
+    assert stats["end_turns_unseen"] == len(turns) - 3
+    assert stats["end_turns_merged"] == 0
 
 
 def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_it_never_saw(game, monkeypatch):
@@ -179,7 +181,8 @@ def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_it_never_saw(gam
     assert result.exit_code == 0
     assert len(json.loads(result.stdout)["turns"]) == 3
     assert result.stderr.startswith("warning: the recording ended while an End turn waited")
-    assert result.stderr.endswith("that turn is not in the result\n")
+    assert result.stderr.endswith(f"the {len(truth['turns']) - 3} turns ended meanwhile "
+                                  "are not in the result\n")
 
 
 class UnreadableTile(TruthReader):

@@ -380,3 +380,18 @@ def test_who_kept_tiles_back_is_read_from_the_match_so_a_restart_keeps_it():
     assert restarted.expected_tiles() is None   # Ben may place three: End turn decides
     f.match.undo()                           # Ann's turn taken back at the dashboard
     assert restarted.expected_tiles() == 2   # Ann's turn again: two
+
+
+def test_two_end_turns_while_the_picture_cannot_be_read_are_one_turn_and_counted():
+    f = Feed(FIRST)
+    f.still(2)
+    f.unreadable(2)
+    f.board.update({"G8": 1, "F8": 1})     # Ben's tiles, put down while blurred
+    f.tracker.end_turn()
+    f.unreadable(5)
+    f.tracker.end_turn()                   # again: a double press, or Ann's End turn
+    assert f.tracker.presses_unseen == 1
+    f.unreadable(5)
+    f.still(3)
+    assert f.committed == [{"G8": 1, "F8": 1}]   # one turn: the presses cannot be told apart
+    assert (f.tracker.presses_unseen, f.tracker.end_turns_merged) == (0, 1)

@@ -169,3 +169,19 @@ def test_the_table_is_told_that_the_end_of_turn_waits_for_the_board(tmp_path):
     camera = table.state()["camera"]
     assert camera["state"] == "unreadable"
     assert camera["message"].endswith("the end of turn waits until the board can be read again")
+
+
+def test_the_table_is_told_when_end_turn_was_pressed_twice_while_unreadable(tmp_path):
+    table = Table(open_store(tmp_path), "t1")
+    service = CameraService(table, StillSource(0), lambda: None)
+    service.pipeline = LivePipeline(
+        ScriptedReader([Read(True, doubtful_frame=True)] * 6), NoSink())
+    _feed(service.pipeline, 3)
+    service.pipeline.event("end_turn")
+    for frame in _frames(2):                 # two more frames, still unreadable
+        service.pipeline.process(frame)
+    service.pipeline.event("end_turn")
+    service._report(_frames(1)[0])
+    message = table.state()["camera"]["message"]
+    assert "End turn was pressed 2 times meanwhile" in message
+    assert message.endswith("correct it with Undo and Enter turn)")

@@ -37,8 +37,10 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
         raise InputError(str(exc)) from None
     click.echo(json.dumps(result, indent=indent, ensure_ascii=False))
     stats = result["replay"]
-    if stats["end_turns_unseen"]:
+    unseen = stats["end_turns_unseen"]
+    if unseen:
+        what = ("that turn is not" if unseen == 1
+                else f"the {unseen} turns ended meanwhile are not")
         click.echo(f"warning: the recording ended while an End turn waited for the board "
                    f"to be readable ({stats['frames_unreadable']} of {stats['frames_read']} "
-                   f"frames read could not be read): that turn is not in the result",
-                   err=True)
+                   f"frames read could not be read): {what} in the result", err=True)

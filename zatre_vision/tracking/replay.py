@@ -59,6 +59,7 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
         "frames_unreadable": pipeline.stats.unreadable_reads,
         "end_turns_unseen": pipeline.tracker.unseen_end_turns,
         "late_tiles": pipeline.tracker.late_tiles_added,
+        "end_turns_merged": pipeline.tracker.end_turns_merged,
         "busy_s": round(pipeline.stats.busy_s, 3),
     }
     return out

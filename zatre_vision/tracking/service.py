@@ -151,6 +151,11 @@ class CameraService:
                                             "focus, too dark?)")
         if pipeline is not None and pipeline.tracker.waiting_for_the_board:
             message += "; the end of turn waits until the board can be read again"
+            presses = 1 + pipeline.tracker.presses_unseen
+            if presses > 1:
+                message += (f" (End turn was pressed {presses} times meanwhile: every new "
+                            "tile will go into one turn; if that was two players' turns, "
+                            "correct it with Undo and Enter turn)")
         self.table.set_camera_status({
             "state": state,
             "message": message,

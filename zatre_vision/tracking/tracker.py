@@ -155,6 +155,11 @@ class TurnTracker:
         self._late: dict[str, tuple[int, dict[str, int]]] = {}
         #: tiles read after their turn was committed and added to it
         self.late_tiles_added = 0
+        #: End turns pressed again while one already waited for the board to read:
+        #: ``presses_unseen`` for the wait now running (0 when none runs), and
+        #: ``end_turns_merged`` for all that were committed as one turn with the first
+        self.presses_unseen = 0
+        self.end_turns_merged = 0
 
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
@@ -246,6 +251,8 @@ class TurnTracker:
         seen_empty = self._end_wait or set()
         unread = self._doubtful() if reason == "end_turn" else set()
         self._end_wait = None
+        self.end_turns_merged += self.presses_unseen
+        self.presses_unseen = 0
         placed = {c: v for c, v in self.new_tiles().items() if c not in seen_empty}
         legal = self.sink.commit_turn(placed, self._last_frame, reason)
         if legal is None:
@@ -303,7 +310,11 @@ class TurnTracker:
                 return  # confirms the automatic commit just made (once)
         if self._blind:
             # nothing is known of this turn's tiles: wait for the board to read again
-            # (``observe`` holds the deadline off meanwhile)
+            # (``observe`` holds the deadline off meanwhile). Another End turn meanwhile
+            # is the same wait: a double press cannot be told from the next player's
+            # End turn, so it is counted and the table is told (``presses_unseen``)
+            if self.waiting_for_the_board:
+                self.presses_unseen += 1
             self._start_end_wait()
         elif nothing_new:
             self._commit("end_turn")  # nothing placed: the turn passes
@@ -330,11 +341,13 @@ class TurnTracker:
         if self._end_wait is not None and not self._blind:
             self._commit("end_turn")
         elif self._end_wait is not None:
-            self.unseen_end_turns += 1
+            self.unseen_end_turns += 1 + self.presses_unseen
         self._end_wait = None
+        self.presses_unseen = 0
 
     def undo(self) -> None:
         self._end_wait = None
+        self.presses_unseen = 0
         self._late.clear()
         if self.sink.undo():
             self._auto_armed = False
