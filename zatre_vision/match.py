@@ -217,8 +217,9 @@ class Match:
                                             and cell in self.pending.placed):
             raise MatchError(f"{cell} already holds a tile")
         if index == len(self.turns):
+            self._require_open()
             p = self._take_pending()
-            hand = None if p.hand is None else (*p.hand, value)
+            hand = None if p.hand is None else tuple(sorted([*p.hand, value]))
             self.propose({**p.placed, cell: value}, hand, p.player)
             return
         t = self.turns[index]

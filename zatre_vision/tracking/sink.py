@@ -42,10 +42,11 @@ class MatchSink:
     """Commits tracked turns into a Match and remembers the frame of each commit.
 
     A player who ended a turn with fewer tiles than a full turn (three on the first,
-    two later, two per member for a team) kept tiles back and may place more than two next time, so for that
-    player's next turn only an explicit end of turn commits (``expected_tiles`` is
-    None). That is read from the match's turns each time, so it stays right after an
-    undo, a correction, a late tile or a restart of the camera service.
+    two later, two per member for a team) kept tiles back and may place more next
+    time, so for that player's next turn only an explicit end of turn commits
+    (``expected_tiles`` is None). That is read from the match's turns each time, so it
+    stays right after an undo, a correction, a late tile or a restart of the camera
+    service.
     """
 
     def __init__(self, match: Match):

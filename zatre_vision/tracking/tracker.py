@@ -93,9 +93,10 @@ class TurnSink(Protocol):
     def reject_pending(self) -> None: ...
 
     # Optional (without them a tile read late is the next turn's):
-    # ``last_turn() -> int | None``, the index of the last committed turn, and
-    # ``add_late_tile(turn, placed, cell, value) -> bool``, which adds a tile read late
-    # to that turn if it still holds ``placed`` (True when added).
+    # ``last_turn() -> int | None``, the index of the turn committed last (the flagged
+    # one while it waits), and ``add_late_tile(turn, placed, cell, value) -> bool``,
+    # which adds a tile read late to that turn if it still holds ``placed`` (True when
+    # added; a flagged turn is judged again).
 
     def undo(self) -> bool:
         """Take back the last commit; False when there was nothing to undo."""
