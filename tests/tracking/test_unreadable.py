@@ -158,13 +158,19 @@ def test_end_turn_on_an_unreadable_picture_commits_no_pass():
     assert pipe.stats.unreadable_reads == pipe.stats.reads == 25
 
 
-def test_the_table_is_told_that_the_end_of_turn_waits_for_the_board(tmp_path):
+def _end_turn_on_an_unreadable_board(tmp_path) -> tuple[Table, CameraService]:
+    """A camera service whose last three reads were doubtful frames, and an End turn."""
     table = Table(open_store(tmp_path), "t1")
     service = CameraService(table, StillSource(0), lambda: None)
     service.pipeline = LivePipeline(
-        ScriptedReader([Read(True, doubtful_frame=True)] * 4), NoSink())
+        ScriptedReader([Read(True, doubtful_frame=True)] * 6), NoSink())
     _feed(service.pipeline, 3)
     service.pipeline.event("end_turn")
+    return table, service
+
+
+def test_the_table_is_told_that_the_end_of_turn_waits_for_the_board(tmp_path):
+    table, service = _end_turn_on_an_unreadable_board(tmp_path)
     service._report(_frames(1)[0])
     camera = table.state()["camera"]
     assert camera["state"] == "unreadable"
@@ -172,12 +178,7 @@ def test_the_table_is_told_that_the_end_of_turn_waits_for_the_board(tmp_path):
 
 
 def test_the_table_is_told_when_end_turn_was_pressed_twice_while_unreadable(tmp_path):
-    table = Table(open_store(tmp_path), "t1")
-    service = CameraService(table, StillSource(0), lambda: None)
-    service.pipeline = LivePipeline(
-        ScriptedReader([Read(True, doubtful_frame=True)] * 6), NoSink())
-    _feed(service.pipeline, 3)
-    service.pipeline.event("end_turn")
+    table, service = _end_turn_on_an_unreadable_board(tmp_path)
     for frame in _frames(2):                 # two more frames, still unreadable
         service.pipeline.process(frame)
     service.pipeline.event("end_turn")
