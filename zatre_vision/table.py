@@ -360,8 +360,9 @@ class Table:
                      {"cell": cell, "value": value}, source=source)
 
     def add_to_turn(self, index: int, cell: str, value: int, source: str = "camera") -> None:
-        """Add a tile to committed turn ``index`` (0 is the first): the camera read it
-        only after that turn was committed (see TurnTracker's late tiles)."""
+        """Add a tile to turn ``index`` (0 is the first; the flagged turn, while one
+        waits, is ``len(turns)`` and is judged again): the camera read the tile only
+        after that turn was committed (see TurnTracker's late tiles)."""
         def apply(m):
             if isinstance(m, TableCardMatch):
                 raise MatchError("a card game has no board turns to add a tile to")
