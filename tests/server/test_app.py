@@ -171,7 +171,7 @@ def test_manual_turns_flags_overrides_and_undo(operator, playing):
     ("/table/held", {"tiles": ""}, "held-back"),
     ("/table/held", {"tiles": "5 x"}, "1 to 6"),
     ("/table/finish", {"minus": {"Zed": 3}}, "unknown player"),
-    ("/table/finish", {"minus": {"Ann": -2}}, "between 0 and 726"),
+    ("/table/finish", {"minus": {"Ann": -2}}, "from 0 to 726"),
     ("/table/finish", {"minus": {"Ann": "lots"}}, "whole number"),
     ("/table/finish", {"minus": ["Ann"]}, "per player"),
     ("/table/profi", {"profi": "maybe"}, "on or off"),

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from ..config import Settings
 from ..store import Store
 from ..table import Table
 from .camera import CameraControl
+from .forms import MAX_ID
 from .paths import web_dir
 from .security import PinGuard, csrf_token, signed_in
 
@@ -40,6 +42,25 @@ def wants_json() -> bool:
     return best == "application/json"
 
 
+#: the longest error message sent back; longer ones (an echoed input) are cut
+MAX_ERROR_CHARS = 300
+
+
+def one_line(message: str) -> str:
+    """An error message as one short line."""
+    text = " ".join(str(message).split())
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
+
+
+class RecordId(IntegerConverter):
+    """``<int:...>`` in a route: ids beyond what the database can hold are not found
+    (404) instead of an overflow in the query."""
+
+    def __init__(self, url_map, *args, **kwargs):
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(url_map, *args, **kwargs)
+
+
 def create_app(config: Settings, table: Table, store: Store,
                camera: CameraControl | None = None) -> Flask:
     web = web_dir()
@@ -57,6 +78,7 @@ def create_app(config: Settings, table: Table, store: Store,
         JSON_SORT_KEYS=False,
     )
     app.json.sort_keys = False
+    app.url_map.converters["int"] = RecordId
     app.extensions["zatre"] = ZatreContext(config, table, store,
                                            PinGuard(store, table.name, config.server.pin), camera)
 
@@ -78,10 +100,21 @@ def create_app(config: Settings, table: Table, store: Store,
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         code = exc.code or 500
-        message = exc.description or exc.name
+        message = one_line(exc.description or exc.name)
         if wants_json():
             return jsonify({"error": message, "status": code}), code
         return render_template("error.html", code=code, name=exc.name, message=message), code
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        # a fault of ours: the traceback goes to the server's log, the client gets one
+        # line; the match is kept as it was stored before the request
+        app.logger.exception("unexpected error on %s %s", request.method, request.path)
+        message = f"internal error ({type(exc).__name__}); the server log has the details"
+        if wants_json():
+            return jsonify({"error": message, "status": 500}), 500
+        return render_template("error.html", code=500, name="Internal Server Error",
+                               message=message), 500
 
     @app.after_request
     def _headers(resp):

@@ -27,10 +27,8 @@ def done(message: str, target: str | None = None, **extra):
         return jsonify({"ok": True, "message": message, **extra,
                         "state": ctx().table.state()})
     flash(message)
-    nxt = request.form.get("next", "")
-    if nxt.startswith("/") and not nxt.startswith("//"):
-        return redirect(nxt)
-    return redirect(target or url_for("pages.table"))
+    return redirect(forms.local_path(request.form.get("next"), "")
+                    or target or url_for("pages.table"))
 
 
 def run(call):
@@ -69,11 +67,12 @@ def setup():
     if not guard.is_set:  # first setup: choose the table's PIN
         check_csrf()
         new_pin = forms.pin(data.get("new_pin"), "new PIN")
+        # the PIN is kept only once the rest of the form is good and the match started
+        response = _start_match(data)
         guard.set_pin(new_pin)
         session["auth"] = guard.fingerprint()
-    else:
-        return _setup_with_pin(data)
-    return _start_match(data)
+        return response
+    return _setup_with_pin(data)
 
 
 @require_pin
@@ -94,12 +93,7 @@ def _start_match(data: dict):
         for name, members in raw_teams.items():
             if name not in players:
                 abort(400, f"team {str(name)[:30]!r} is not one of the players")
-            try:
-                m = int(members)
-            except (TypeError, ValueError):
-                abort(400, "team sizes are whole numbers")
-            if not 1 <= m <= 3:
-                abort(400, "a team has 1 to 3 members")
+            m = forms.whole_number(members, 1, 3, "a team has 1 to 3 members")
             if m > 1:
                 teams[name] = m
     starter, draw = chosen_starter(data, players)
@@ -126,9 +120,7 @@ def _tournament_fields(data: dict, players: list[str]):
     raw = data.get("tournament_id")
     if raw in (None, ""):
         return None, None
-    if not str(raw).isdigit():
-        abort(400, "tournament_id must be a number")
-    t = ctx().store.get_tournament(int(raw))
+    t = ctx().store.get_tournament(forms.record_id(raw, "tournament_id"))
     if t is None:
         abort(404, f"no tournament {raw}")
     if len(players) != 2 or not set(players) <= set(t["players"]):
@@ -167,10 +159,12 @@ def draw():
 @require_pin
 def turn():
     data = forms.payload()
-    placed = forms.placement(data.get("placed", {}))
+    if "placed" not in data:
+        abort(400, "give the placed tiles, like {\"H8\": 6} ({} for a pass)")
+    placed = forms.placement(data.get("placed"))
     hand = data.get("hand")
     hand = forms.tiles(hand) if hand not in (None, "", []) else None
-    player = data.get("player") or None
+    player = forms.optional_name(data.get("player"))
     verdict = run(lambda: ctx().table.commit_turn(placed, hand, source="manual", player=player))
     msg = "Turn scored." if verdict["legal"] else "Turn flagged: " + "; ".join(
         v["message"] for v in verdict["violations"])
@@ -232,7 +226,7 @@ def held():
     tiles = forms.tiles(data.get("tiles", ""))
     if not tiles:
         abort(400, "give the held-back tiles, like 5 6")
-    player = data.get("player") or None
+    player = forms.optional_name(data.get("player"))
     run(lambda: ctx().table.declare_held(tiles, player))
     return done("Held-back tiles recorded.")
 
@@ -261,21 +255,12 @@ def profi():
 @require_pin
 def create_tournament():
     data = forms.payload()
-    name = str(data.get("name", "")).strip()
-    if not forms.NAME_RE.match(name or "-"):
+    name = data.get("name")
+    if not isinstance(name, str) or not forms.NAME_RE.match(name.strip()):
         abort(400, "give the tournament a name (up to 24 letters)")
-    raw = data.get("players")
-    if isinstance(raw, str):
-        raw = raw.replace("\n", ",").split(",")
-    names = [str(n).strip() for n in (raw or []) if str(n).strip()]
-    if not 3 <= len(names) <= 16:
-        abort(400, "a round-robin needs 3 to 16 players")
-    for n in names:
-        if not forms.NAME_RE.match(n):
-            abort(400, f"{n[:30]!r} is not a usable name")
-    if len({n.casefold() for n in names}) != len(names):
-        abort(400, "player names must be different")
-    season = str(data.get("season") or ctx().table.season or "").strip() or None
+    name = name.strip()
+    names = forms.name_list(data.get("players") or [], 3, 16, "a round-robin")
+    season = forms.season(data.get("season")) or ctx().table.season
     tid = ctx().store.create_tournament(name, names, season)
     return done(f"Tournament {name} created with {len(round_robin(names))} rounds.",
                 url_for("pages.tournament", tid=tid), tournament_id=tid)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify, request
 
+from . import forms
 from .records import match_document, match_summary
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -12,10 +13,8 @@ PER_PAGE = 20
 
 
 def page_arg() -> int:
-    raw = request.args.get("page", "1")
-    if not raw.isdigit() or not 1 <= int(raw) <= 1_000_000:
-        abort(400, "page must be a whole number from 1")
-    return int(raw)
+    return forms.whole_number(request.args.get("page", "1"), 1, 1_000_000,
+                              "page must be a whole number from 1")
 
 
 @bp.get("/state")

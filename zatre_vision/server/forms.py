@@ -12,6 +12,12 @@ from ..rules.board import grid_index as _grid_index
 
 NAME_RE = re.compile(r"^[\w][\w .'\-&]{0,23}$", re.UNICODE)
 PIN_RE = re.compile(r"^\d{4,12}$")
+SEASON_RE = re.compile(r"^[\w][\w .'/\-&]{0,39}$", re.UNICODE)
+#: a path on this server to go back to after a form: no scheme, no host, nothing a
+#: browser would read as another site (``//host``, ``/\\host``, control characters)
+LOCAL_PATH_RE = re.compile(r"/(?![/\\])[\x21-\x7e]{0,200}")
+#: the largest id SQLite (and PostgreSQL's bigint) can hold
+MAX_ID = 2 ** 63 - 1
 CAMERA_RE = re.compile(r"^(demo|none|picamera2|\d{1,2}|(rtsp|http|https)://[^\s]{1,200}|"
                        r"[\w./\-]{1,200})$")
 
@@ -19,7 +25,10 @@ CAMERA_RE = re.compile(r"^(demo|none|picamera2|\d{1,2}|(rtsp|http|https)://[^\s]
 def payload() -> dict:
     """The request's fields: a JSON object body or form fields."""
     if request.is_json:
-        data = request.get_json(silent=True)
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:
+            abort(400, "the request body is nested too deeply")
         if not isinstance(data, dict):
             abort(400, "the request body must be a JSON object")
         return data
@@ -27,20 +36,77 @@ def payload() -> dict:
         k: request.form.getlist(k) for k in request.form if k.endswith("[]")}
 
 
-def player_names(raw) -> list[str]:
+def whole_number(raw, lo: int, hi: int, message: str) -> int:
+    """An int from a JSON number or a form field's digits. A bool, a fraction, an
+    infinity, a sign, digits of another script or a value outside ``lo..hi`` is a 400
+    with ``message``."""
+    if isinstance(raw, bool):
+        abort(400, message)
+    if isinstance(raw, float):
+        if not raw.is_integer():
+            abort(400, message)
+        raw = int(raw)
+    elif isinstance(raw, str):
+        text = raw.strip()
+        if not re.fullmatch(r"[0-9]{1,19}", text):
+            abort(400, message)
+        raw = int(text)
+    elif not isinstance(raw, int):
+        abort(400, message)
+    if not lo <= raw <= hi:
+        abort(400, message)
+    return raw
+
+
+def local_path(raw, default: str = "/") -> str:
+    """``raw`` when it is a path on this server (see ``LOCAL_PATH_RE``), else
+    ``default``: where a form may send the browser next."""
+    return raw if isinstance(raw, str) and LOCAL_PATH_RE.fullmatch(raw) else default
+
+
+def name_list(raw, lo: int, hi: int, what: str) -> list[str]:
+    """Player names from a list of strings or a comma or line separated text: ``lo`` to
+    ``hi`` of them, each a usable name, no two alike."""
     if isinstance(raw, str):
         raw = raw.replace("\n", ",").split(",")
-    if not isinstance(raw, list):
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
         abort(400, "players must be a list of names")
-    names = [str(n).strip() for n in raw if str(n).strip()]
-    if not 2 <= len(names) <= 6:
-        abort(400, "a match needs 2 to 6 players or teams")
+    names = [n.strip() for n in raw if n.strip()]
+    if not lo <= len(names) <= hi:
+        abort(400, f"{what} needs {lo} to {hi} players")
     for n in names:
         if not NAME_RE.match(n):
             abort(400, f"{n[:30]!r} is not a usable name (letters, digits, spaces, up to 24)")
     if len({n.casefold() for n in names}) != len(names):
         abort(400, "player names must be different")
     return names
+
+
+def player_names(raw) -> list[str]:
+    """The players (or teams) of a match: 2 to 6."""
+    return name_list(raw, 2, 6, "a match")
+
+
+def optional_name(raw, what: str = "player") -> str | None:
+    """A name given with an action (whose turn it is meant to be), or None."""
+    if raw in (None, ""):
+        return None
+    if not isinstance(raw, str) or not NAME_RE.match(raw.strip()):
+        abort(400, f"{what}: a player's name (letters, digits, spaces, up to 24)")
+    return raw.strip()
+
+
+def record_id(raw, what: str) -> int:
+    """A stored record's id (a tournament's, a match's)."""
+    return whole_number(raw, 1, MAX_ID, f"{what} must be a whole number from 1")
+
+
+def season(raw) -> str | None:
+    if raw in (None, ""):
+        return None
+    if not isinstance(raw, str) or not SEASON_RE.match(raw.strip()):
+        abort(400, "a season is a short name like 2026 or Spring 2026 (up to 40 letters)")
+    return raw.strip()
 
 
 def cell(raw) -> str:
@@ -57,15 +123,7 @@ def tile(raw, allow_empty: bool = False) -> int | None:
         if allow_empty:
             return None
         abort(400, "give a tile value from 1 to 6")
-    if isinstance(raw, bool):
-        abort(400, "a tile value is a number from 1 to 6")
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        abort(400, "a tile value is a number from 1 to 6")
-    if not 1 <= value <= 6 or (isinstance(raw, float) and raw != value):
-        abort(400, "a tile value is a number from 1 to 6")
-    return value
+    return whole_number(raw, 1, 6, "a tile value is a number from 1 to 6")
 
 
 def tiles(raw) -> list[int]:
@@ -96,6 +154,9 @@ def placement(raw) -> dict[str, int]:
 
 
 def minus_points(data: dict, players: list[str]) -> dict[str, int]:
+    if "minus" not in data and not any(f"minus_{i}" in data for i in range(len(players))):
+        abort(400, "give each player's minus points (the pips of the tiles left, 0 for "
+                   "none)")
     raw = data.get("minus")
     if raw is None:
         raw = {p: data.get(f"minus_{i}", "") for i, p in enumerate(players)}
@@ -109,13 +170,8 @@ def minus_points(data: dict, players: list[str]) -> dict[str, int]:
             v = 0
         if isinstance(v, list):  # the tiles left: their pips count
             v = sum(tiles(v))
-        try:
-            n = int(v)
-        except (TypeError, ValueError):
-            abort(400, f"minus points for {p} must be a whole number")
-        if not 0 <= n <= 726:
-            abort(400, f"minus points for {p} must be between 0 and 726")
-        out[p] = n
+        out[p] = whole_number(v, 0, 726, f"minus points for {p} are a whole number "
+                                         "from 0 to 726")
     return out
 
 

@@ -9,7 +9,7 @@ import json
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from ..rules.board import LIGHT, NAMES, START, row_col
-from . import cards
+from . import cards, forms
 from .api import PER_PAGE, page_arg
 from .records import (
     export_csv,
@@ -81,7 +81,7 @@ def setup():
 
 @bp.get("/login")
 def login():
-    return render_template("login.html", page="login", next=request.args.get("next", "/"))
+    return render_template("login.html", page="login", next=forms.local_path(request.args.get("next")))
 
 
 @bp.get("/matches")

@@ -18,9 +18,11 @@ def events():
     ctx = current_app.extensions["zatre"]
     table = ctx.table
     keepalive = ctx.config.server.keepalive_s
-    sub = table.subscribe()
 
     def generate():
+        # subscribed only once the stream is read: a response never iterated (a HEAD
+        # request) would otherwise leave its subscription behind
+        sub = table.subscribe()
         try:
             yield "retry: 2000\n\n"
             while True:
