@@ -100,7 +100,7 @@ BAD_CARD_INPUTS = {
                         "'H8' is not a card position"),
     "spaces in position": (cards([{"player": "Ann", "placed": {"1, 2": 3}}]),
                            "not a card position"),
-    "value 7": (cards([{"player": "Ann", "placed": {"0,0": 7}}]), "not a card value (0 to 6)"),
+    "value 1.5": (cards([{"player": "Ann", "placed": {"0,0": 1.5}}]), "not a card value (0 to 6)"),
     "value as string": (cards([{"player": "Ann", "placed": {"0,0": "6"}}]), "not a card value"),
     "hand value": (cards([{"player": "Ann", "placed": {}, "hand": [9]}]), "'hand' must be"),
     "placed not in hand": (cards([{"player": "Ann", "placed": {"0,0": 6, "1,0": 1},
@@ -133,3 +133,13 @@ def test_turns_beyond_the_last_round_are_bad_input(zatre, tmp_path):
     record["turns"].append({"player": "Ann", "placed": {"0,0": 1, "1,0": 1}})
     proc = zatre("score", write(tmp_path, record))
     assert proc.returncode == 2 and "game is over after 1 round" in proc.stderr
+
+
+def test_a_whole_number_outside_the_card_set_is_the_violation_bad_tile(zatre, tmp_path):
+    record = cards([{"player": "Ann", "placed": {"0,0": 7, "1,0": 3}},
+                    {"player": "Ben", "placed": {"0,0": 6, "1,0": 4}}])
+    proc = zatre("score", write(tmp_path, record))
+    assert proc.returncode == 0, proc.stderr
+    turns = json.loads(proc.stdout)["turns"]
+    assert "bad-tile" in [v["code"] for v in turns[0]["violations"]]
+    assert turns[0]["legal"] is False and turns[1]["legal"] is True

@@ -91,10 +91,10 @@ BAD_INPUTS = {
                        "unknown player"),
     "cell Z99": ({"players": ["Ann"], "turns": [{"player": "Ann", "placed": {"Z99": 3}}]},
                  "'Z99' is not a cell name"),
-    "value 0": ({"players": ["Ann"], "turns": [{"player": "Ann", "placed": {"H8": 0}}]},
-                "not a tile value"),
-    "value 7": ({"players": ["Ann"], "turns": [{"player": "Ann", "placed": {"H8": 7}}]},
-                "not a tile value"),
+    "value 1.5": ({"players": ["Ann"], "turns": [{"player": "Ann", "placed": {"H8": 1.5}}]},
+                  "not a tile value"),
+    "value true": ({"players": ["Ann"], "turns": [{"player": "Ann", "placed": {"H8": True}}]},
+                   "not a tile value"),
     "value as string": ({"players": ["Ann"], "turns": [{"player": "Ann", "placed": {"H8": "6"}}]},
                         "not a tile value"),
     "minus unknown player": ({"players": ["Ann"], "turns": [], "minus": {"Bob": 3}},
@@ -136,3 +136,20 @@ def test_stdin_input(zatre):
     proc = zatre("score", "-", input=json.dumps(CONTRACT_EXAMPLE))
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["sheets"]["Ann"]["total"] == 6
+
+
+@pytest.mark.parametrize("value", [0, 7, -3, 10 ** 30])
+def test_a_whole_number_outside_1_to_6_is_the_violation_bad_tile(zatre, tmp_path, value):
+    """contracts.md lists bad-tile among the violation codes: such a turn is reported and
+    skipped, and the replay goes on."""
+    game = tmp_path / "g.json"
+    game.write_text(json.dumps({"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": {"H8": 6, "H7": value}, "hand": [6, 5, 5]},
+        {"player": "Ben", "placed": {"H8": 6, "H7": 5, "G7": 5}}]}))
+    r = zatre("score", str(game))
+    assert r.returncode == 0, r.stderr
+    turns = json.loads(r.stdout)["turns"]
+    assert turns[0]["legal"] is False
+    assert [v["code"] for v in turns[0]["violations"]] == ["bad-tile"]
+    assert turns[0]["violations"][0]["cells"] == ["H7"]
+    assert turns[1]["legal"] is True  # the bad turn was not applied

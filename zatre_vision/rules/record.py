@@ -128,12 +128,13 @@ def parse_record(data: object) -> GameRecord:
         for cell, value in placed.items():
             if not is_grid_name(cell):
                 raise _fail(where, f"{cell!r} is not a cell name (columns A-O, rows 1-15)")
-            if not is_tile_value(value):
+            if not isinstance(value, int) or isinstance(value, bool):
                 raise _fail(where, f"{value!r} on {cell} is not a tile value (1 to 6)")
+            # a whole number outside 1..6 is a move the engine reports as bad-tile
         hand = None
         if "hand" in t and t["hand"] is not None:
             hand = _int_list(t["hand"], f"{where} 'hand'")
-            missing = Counter(placed.values()) - Counter(hand)
+            missing = Counter(v for v in placed.values() if is_tile_value(v)) - Counter(hand)
             if missing:
                 raise _fail(where, f"placed tiles {sorted(missing.elements())} are not in 'hand'")
         override = t.get("override", False)

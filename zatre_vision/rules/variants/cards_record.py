@@ -110,14 +110,15 @@ def parse_card_record(data: object, rules: CardRules = CARD_RULES) -> CardRecord
             if not is_position_name(pos):
                 raise _fail(where, f"{pos!r} is not a card position (write x,y in whole "
                                    f"numbers, e.g. 0,0 or -1,2)")
-            if not rules.is_card(value):
+            if not isinstance(value, int) or isinstance(value, bool):
                 raise _fail(where, f"{value!r} on {pos} is not a card value ({rules.value_range()})")
+            # a whole number outside the card set is a move reported as bad-tile
         hand = None
         if t.get("hand") is not None:
             if not isinstance(t["hand"], list) or not all(rules.is_card(v) for v in t["hand"]):
                 raise _fail(where, f"'hand' must be a list of card values ({rules.value_range()})")
             hand = tuple(t["hand"])
-            missing = Counter(placed.values()) - Counter(hand)
+            missing = Counter(v for v in placed.values() if rules.is_card(v)) - Counter(hand)
             if missing:
                 raise _fail(where, f"placed cards {sorted(missing.elements())} are not in 'hand'")
         rnd = t.get("round")
