@@ -28,6 +28,15 @@ def _calibration_out(out: str | None, config_file: str | None) -> Path:
     return calibration_path(_settings(config_file))
 
 
+def _check_folder(path: str) -> None:
+    """``path`` can be written: its folder exists and it is not a folder itself."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
+    if not p.parent.is_dir():
+        raise InputError(f"{path}: no folder {p.parent}")
+
+
 @click.group()
 def calibrate() -> None:
     """Set up a fixed camera: lens target and lens, board registration, exposure lock."""
@@ -49,13 +58,20 @@ def target(out: str, kind: str, cols: int, rows: int, square_mm: float, dpi: int
 
     from .target import TargetSpec, render_target
 
+    if Path(out).suffix.lower() not in (".png", ".tif", ".tiff"):
+        raise InputError(f"{out}: write the target as .png (a lossless image)")
+    _check_folder(out)
     spec = TargetSpec(kind, cols, rows, square_mm)
     try:
         page = render_target(spec, dpi)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if not cv2.imwrite(out, page):
-        raise InputError(f"{out}: cannot write the image (use .png)")
+    try:
+        written = cv2.imwrite(out, page)
+    except cv2.error:
+        written = False
+    if not written:
+        raise InputError(f"{out}: cannot write the image")
     click.echo(json.dumps({"target": out, "kind": kind, "cols": cols, "rows": rows,
                            "square_mm": square_mm, "dpi": dpi}))
     click.echo(f"print {out} at 100 % on A4, tape it flat to card", err=True)
@@ -77,12 +93,16 @@ def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
     from .lens import LensError, calibrate_lens
     from .target import TargetSpec
 
+    _check_folder(out)
     photos = [(p, load_image(p)) for p in images]
     try:
         result = calibrate_lens(photos, TargetSpec(kind, cols, rows, square_mm))
     except LensError as exc:
         raise InputError(str(exc)) from None
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    try:
+        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write the lens file ({exc.strerror})") from None
     click.echo(json.dumps({"lens": out, "views": len(result["views"]),
                            "rms_px": result["rms_px"]}))
 
@@ -112,6 +132,14 @@ def board(image: str | None, out: str | None, lens_file: str | None, markers: bo
 
     if (image is None) == (camera_spec is None):
         raise InputError("give either IMAGE or --camera SOURCE")
+    target = _calibration_out(out, config_file)
+    try:  # before any work: the file must be a calibration (or new), never other data
+        files.read_raw(target)
+    except CalibrationError as exc:
+        raise InputError(str(exc)) from None
+    prev = Path(preview) if preview else target.with_suffix(".preview.jpg")
+    if preview:
+        _check_folder(preview)
     img = load_image(image) if image else _grab(camera_spec, config_file)
     lens = None
     if lens_file:
@@ -123,13 +151,15 @@ def board(image: str | None, out: str | None, lens_file: str | None, markers: bo
         reg = register_board(img, lens, markers)
     except RegistrationError as exc:
         raise InputError(str(exc)) from None
-    target = _calibration_out(out, config_file)
     try:
         files.save_board(target, reg.calibration)
     except (CalibrationError, OSError) as exc:
         raise InputError(f"{target}: cannot write the calibration ({exc})") from None
-    prev = Path(preview) if preview else target.with_suffix(".preview.jpg")
-    prev.write_bytes(preview_jpeg(reg.preview))
+    try:
+        prev.write_bytes(preview_jpeg(reg.preview))
+    except OSError as exc:
+        raise InputError(f"{prev}: cannot write the preview ({exc.strerror}); the "
+                         f"calibration is saved in {target}") from None
     click.echo(json.dumps({"calibration": str(target), "preview": str(prev), **reg.to_json()}))
     click.echo("check the preview: the green grid must lie on the board's lines; the "
                "dashboard's Calibration page shows it too", err=True)
@@ -140,8 +170,8 @@ def _grab(spec: str, config_file: str | None):
     from ..tracking.sources import open_source
 
     settings = _settings(config_file)
-    src = open_source(spec, size=settings.camera.size_wh())
     try:
+        src = open_source(spec, size=settings.camera.size_wh())
         src.open()
         frame = None
         for _ in range(10):  # skip the first frames while exposure settles

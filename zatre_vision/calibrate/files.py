@@ -22,16 +22,27 @@ CONTROL_TYPES = {"AeEnable": bool, "AwbEnable": bool, "ExposureTime": int,
                  "AnalogueGain": float, "ColourGains": list}
 
 
-def _read(path: Path) -> dict:
+#: every top-level key a calibration file may hold (the board/lens part and the controls)
+CALIBRATION_KEYS = frozenset({"version", "homography", "k", "image_size", "line_score",
+                              "lens", CONTROLS_KEY})
+
+
+def read_raw(path: Path | str) -> dict:
+    """The file's JSON object ({} when there is no file yet). A file that holds anything
+    else (a game record, say) is a CalibrationError, so that it is never overwritten."""
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise CalibrationError(f"{path}: not a calibration file ({exc.__class__.__name__})"
                                ) from None
     if not isinstance(d, dict):
         raise CalibrationError(f"{path}: not a calibration file (not a JSON object)")
+    other = sorted(set(d) - CALIBRATION_KEYS)
+    if other:
+        raise CalibrationError(f"{path}: not a calibration file (it holds {other[0]!r}); "
+                               "choose another file")
     return d
 
 
@@ -48,7 +59,7 @@ def _write(path: Path, data: dict) -> None:
 
 
 def has_board(path: Path | str) -> bool:
-    return "homography" in _read(Path(path))
+    return "homography" in read_raw(Path(path))
 
 
 def load_board(path: Path | str | None) -> Calibration | None:
@@ -60,7 +71,7 @@ def load_board(path: Path | str | None) -> Calibration | None:
 
 def save_board(path: Path | str, calibration: Calibration) -> None:
     """Write the board/lens part, keeping the locked camera controls already there."""
-    old = _read(Path(path))
+    old = read_raw(Path(path))
     data = calibration.to_dict()
     if CONTROLS_KEY in old:
         data[CONTROLS_KEY] = old[CONTROLS_KEY]
@@ -71,7 +82,7 @@ def load_controls(path: Path | str | None) -> dict:
     """The locked camera controls (empty when none are saved)."""
     if path is None:
         return {}
-    raw = _read(Path(path)).get(CONTROLS_KEY) or {}
+    raw = read_raw(Path(path)).get(CONTROLS_KEY) or {}
     out = {}
     for key, value in raw.items():
         kind = CONTROL_TYPES.get(key)
@@ -83,7 +94,7 @@ def load_controls(path: Path | str | None) -> dict:
 
 def save_controls(path: Path | str, controls: dict) -> None:
     """Write the camera controls, keeping the board/lens part already there."""
-    data = _read(Path(path))
+    data = read_raw(Path(path))
     data[CONTROLS_KEY] = {k: (list(v) if isinstance(v, tuple | list) else v)
                           for k, v in controls.items() if k in CONTROL_TYPES}
     _write(Path(path), data)

@@ -47,9 +47,16 @@ def _config(name: str) -> SynthConfig:
 
 
 def _out_dir(path: str) -> Path:
+    """OUT, created if need be. It must be new or empty: rendering over an earlier set
+    would leave its extra frames or photos mixed in with the new ones."""
+    if not path.strip():
+        _fail("OUT is empty: name a folder")
     out = Path(path)
     if out.exists() and not out.is_dir():
         _fail(f"OUT {path!r} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        _fail(f"OUT {path!r} is not empty: choose a new or empty folder, so that "
+              "nothing already there is overwritten or mixed in")
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".zatre-synth-write-test"

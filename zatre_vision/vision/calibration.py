@@ -72,20 +72,42 @@ class Calibration:
             d = json.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise CalibrationError(f"{path}: no such calibration file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise CalibrationError(f"{path}: not a calibration file ({exc.__class__.__name__})"
                                    ) from None
+        if not isinstance(d, dict) or "homography" not in d:
+            raise CalibrationError(f"{path}: not a calibration file (no board part: "
+                                   "register the board first)")
         try:
-            if int(d.get("version", 0)) != VERSION:
-                raise ValueError(f"version {d.get('version')} is not {VERSION}")
-            model = GridModel.from_dict(d)
+            return cls.from_dict(d)
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError,
+                OverflowError, FloatingPointError, np.linalg.LinAlgError) as exc:
+            raise CalibrationError(f"{path}: bad calibration ({exc})") from None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Calibration:
+        """The calibration in ``d``; ValueError (or TypeError, KeyError) when a value is
+        unusable: a grid that maps nowhere, a lens term out of range, a frame size of
+        nothing."""
+        if int(d.get("version", 0)) != VERSION:
+            raise ValueError(f"version {d.get('version')} is not {VERSION}")
+        model = GridModel.from_dict(d)
+        if not (16 <= model.width <= 20000 and 16 <= model.height <= 20000):
+            raise ValueError(f"image size {model.width}x{model.height} is not a camera's")
+        if not abs(model.k) <= 1.0:
+            raise ValueError(f"lens term k {model.k} is out of range")
+        with np.errstate(all="raise"):
+            corners = model.corners()
+            if not np.isfinite(corners).all() or abs(np.linalg.det(model.homography)) < 1e-12:
+                raise ValueError("the homography does not map the grid into the image")
             k_mat = dist = None
             if d.get("lens"):
                 k_mat = np.asarray(d["lens"]["K"], np.float64).reshape(3, 3)
                 dist = np.asarray(d["lens"]["dist"], np.float64).ravel()
-            return cls(model, float(d.get("line_score", 0.0)), k_mat, dist)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CalibrationError(f"{path}: bad calibration ({exc})") from None
+                if not (np.isfinite(k_mat).all() and np.isfinite(dist).all()):
+                    raise ValueError("the lens must be finite numbers")
+            score = float(d.get("line_score", 0.0))
+        return cls(model, score, k_mat, dist)
 
 
 def line_score(image: np.ndarray, model: GridModel) -> float:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -15,7 +16,6 @@ MIN_SIDE, MAX_SIDE = 64, 10000
 
 def load_image(path: str):
     """BGR image from a JPEG/PNG file; InputError with a one-line reason otherwise."""
-    import cv2
     import numpy as np
 
     p = Path(path)
@@ -27,13 +27,44 @@ def load_image(path: str):
         data = np.frombuffer(p.read_bytes(), np.uint8)
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    img, complaint = decode_image(data) if data.size else (None, "")
     if img is None:
         raise InputError(f"{path}: not a readable JPEG or PNG image (corrupt or wrong format)")
+    if complaint:
+        raise InputError(f"{path}: corrupt image ({complaint})")
     h, w = img.shape[:2]
     if min(h, w) < MIN_SIDE or max(h, w) > MAX_SIDE:
         raise InputError(f"{path}: image size {w}x{h} is outside {MIN_SIDE}..{MAX_SIDE} px")
     return img
+
+
+def decode_image(data) -> tuple:
+    """(BGR image or None, the decoder's first complaint or ""). libjpeg and libpng
+    report damage they decode around (a garbled or cut-off stream) only as a line on
+    standard error; it is caught here, so that a damaged file is refused rather than
+    read, and nothing but our own one-line error reaches the terminal."""
+    import os
+    import tempfile
+
+    import cv2
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        except cv2.error:  # a header claiming more pixels than OpenCV accepts
+            img = None
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        log.seek(0)
+        lines = [ln.strip() for ln in log.read().decode("utf-8", "replace").splitlines()
+                 if ln.strip()]
+    damage = [ln for ln in lines if any(w in ln.lower() for w in
+                                        ("corrupt", "premature", "error", "bad", "invalid"))]
+    return img, (damage[0][:120] if damage else "")
 
 
 def _reader(model: str | None, calibration: str | None, markers: bool):
@@ -70,23 +101,32 @@ def _reader(model: str | None, calibration: str | None, markers: bool):
 def read(images: tuple[str, ...], calibration: str | None, save_calibration: str | None,
          markers: bool, model: str | None, indent: int | None) -> None:
     """Read photos of the board: which cells hold a tile and how many pips it shows."""
+    from .calibration import CalibrationError
+
     for path in images:  # fail early on a missing file, before any output
+        if not path:
+            raise InputError("an image path is empty")
         if not Path(path).exists():
             raise InputError(f"{path}: no such file")
+    if save_calibration:
+        _check_calibration_target(save_calibration)
     reader = _reader(model, calibration, markers)
     saved = False
+    failed = 0
     for path in images:
-        img = load_image(path)
-        res = reader.read(img)
+        try:
+            img = load_image(path)
+            res = reader.read(img)
+        except (InputError, CalibrationError) as exc:
+            message = str(exc) if isinstance(exc, InputError) else f"{path}: {exc}"
+            if len(images) == 1:
+                raise InputError(message) from None
+            # JSON Lines: the other images are still read; the exit status says 2
+            click.echo(f"zatre: error: {message}", err=True)
+            failed += 1
+            continue
         if save_calibration and not saved and res.board_found:
-            from .calibration import make_calibration
-            from .reader import WORK_SIDE
-
-            h, w = img.shape[:2]
-            f = min(1.0, WORK_SIDE / max(h, w))
-            work_model = res.model
-            make_calibration(img if f == 1.0 else _resize(img, f), work_model).save(
-                save_calibration)
+            _save_calibration(save_calibration, img, res.model)
             saved = True
         if res.board_found and res.doubtful_frame:
             click.echo(f"zatre: {path}: too blurred or badly lit to read the tiles; "
@@ -99,6 +139,37 @@ def read(images: tuple[str, ...], calibration: str | None, save_calibration: str
             click.echo(json.dumps(out, indent=indent, ensure_ascii=False))
     if save_calibration and not saved:
         click.echo("zatre: no board found, no calibration saved", err=True)
+    if failed:
+        raise InputError(f"{failed} of {len(images)} images could not be read")
+
+
+def _check_calibration_target(path: str) -> None:
+    """Before any reading: ``path`` can take a calibration (its folder exists, and it is
+    not some other file that saving would overwrite)."""
+    from ..calibrate.files import read_raw
+    from .calibration import CalibrationError
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{path}: is a folder, not a calibration file")
+    if not target.parent.is_dir():
+        raise InputError(f"{path}: no folder {target.parent}")
+    try:
+        read_raw(target)
+    except CalibrationError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _save_calibration(path: str, img, model) -> None:
+    """Save the board part as ``zatre calibrate board`` does: atomically, keeping the
+    camera controls already in the file."""
+    from ..calibrate.files import save_board
+    from .calibration import make_calibration
+    from .reader import WORK_SIDE
+
+    h, w = img.shape[:2]
+    f = min(1.0, WORK_SIDE / max(h, w))
+    save_board(path, make_calibration(img if f == 1.0 else _resize(img, f), model))
 
 
 def _resize(img, f: float):
@@ -187,20 +258,26 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
 def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
                  board_art: str, seed: int | None) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
+    from ..errors import check_output_file
     from ..training.seeds import TRAINING_SEEDS
     from .bench import BENCH_SEED, confusion_text, run_vision_benchmark
-    from .classify import DEFAULT_MODEL
+    from .classify import DEFAULT_MODEL, ModelError
 
     if seed in TRAINING_SEEDS:
         raise click.BadParameter(f"{seed} is a seed of the training data "
                                  f"({', '.join(map(str, sorted(TRAINING_SEEDS)))}); pick "
                                  "one never used in training", param_hint="--seed")
+    check_output_file(out)
     model_path = Path(model) if model else DEFAULT_MODEL
     wide = ranges == "wide"
     default_seed = BENCH_SEED if wide else BENCH_SEED + 1
-    res = run_vision_benchmark(photos, model_path,
-                               seed=default_seed if seed is None else seed,
-                               progress=True, wide=wide, scanned_board=board_art == "scanned")
+    try:  # the model is loaded before any photo is rendered
+        res = run_vision_benchmark(photos, model_path,
+                                   seed=default_seed if seed is None else seed,
+                                   progress=True, wide=wide,
+                                   scanned_board=board_art == "scanned")
+    except ModelError as exc:
+        raise InputError(str(exc)) from None
     card = card and wide and board_art == "drawn" and seed in (None, default_seed)
     p = Path(out)
     p.parent.mkdir(parents=True, exist_ok=True)
