@@ -208,6 +208,13 @@ def check_disk(data_dir: Path, usage=shutil.disk_usage) -> Check:
 def check_database(data_dir: Path, db: str | None) -> Check:
     from .store import StoreError, open_store
 
+    if db is None or db.startswith("sqlite:///"):
+        path = Path(db[len("sqlite:///"):]) if db else Path(data_dir) / "zatre.db"
+        if path.parent.exists() and not path.parent.is_dir():
+            return Check(FAIL, "database", f"{path.parent} is a file, not a folder")
+        if not path.exists():  # a check creates nothing: the first `zatre serve` does
+            return Check(OK, "database", f"{path} does not exist yet: `zatre serve` "
+                                         "creates it")
     try:
         store = open_store(data_dir, db)
     except StoreError as exc:

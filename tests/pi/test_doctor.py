@@ -34,6 +34,12 @@ def test_disk(tmp_path):
 
 
 def test_database(tmp_path):
+    from zatre_vision.store import open_store
+
+    fresh = doctor.check_database(tmp_path / "data", None)
+    assert fresh.level == OK and "does not exist yet" in fresh.message
+    assert not (tmp_path / "data").exists()  # the check creates nothing
+    open_store(tmp_path / "data").close()
     c = doctor.check_database(tmp_path / "data", None)
     assert c.level == OK and "schema version" in c.message
     blocker = tmp_path / "file"

@@ -11,7 +11,7 @@ from ..rules.board import CELL_SET, is_grid_name
 from ..rules.board import grid_index as _grid_index
 
 NAME_RE = re.compile(r"^[\w][\w .'\-&]{0,23}$", re.UNICODE)
-PIN_RE = re.compile(r"^\d{4,12}$")
+PIN_RE = re.compile(r"^[0-9]{4,12}$")
 SEASON_RE = re.compile(r"^[\w][\w .'/\-&]{0,39}$", re.UNICODE)
 #: a path on this server to go back to after a form: no scheme, no host, nothing a
 #: browser would read as another site (``//host``, ``/\\host``, control characters)
