@@ -7,6 +7,7 @@ JSON goes to standard output; messages and progress to standard error. Exit stat
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import click
 
 from .calibrate.cli import calibrate
 from .doctor import doctor
-from .errors import InputError, run_guarded
+from .errors import InputError, check_output_file, run_guarded
 from .server.cli import serve
 from .synth.cli import synth
 from .tracking.cli import replay
@@ -45,10 +46,20 @@ def read_json_file(path: str) -> object:
         raise InputError(f"{path}: is a folder, not a file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    return decode_json(text, path)
+
+
+def decode_json(text: str, where: str) -> object:
+    """``json.loads`` with every way it can fail (bad syntax, a number of thousands of
+    digits, nesting too deep for the parser) as an InputError naming ``where``."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise InputError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except ValueError as exc:  # a number too long to convert
+        raise InputError(f"{where}: not usable JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not usable JSON (nested too deeply)") from None
 
 
 def emit_json(obj: object, indent: int | None) -> None:
@@ -86,6 +97,8 @@ def demo(players: str, seed: int | None, strategy: str, delay: float) -> None:
     """Play a simulated game in the terminal, turn by turn."""
     from .terminal_demo import run_demo
 
+    if not math.isfinite(delay):
+        raise InputError(f"--delay: {delay} is not a number of seconds from 0 to 10")
     names = [p.strip() for p in players.split(",") if p.strip()]
     if not 2 <= len(names) <= 6 or len(set(names)) != len(names):
         raise InputError("--players needs 2 to 6 different names")
@@ -105,6 +118,7 @@ def bench_rules(out: str, positions: int) -> None:
     """Move generation and turn checking on mid-game boards (one core)."""
     from .bench.rules_bench import run_rules_benchmark
 
+    check_output_file(out)
     result = run_rules_benchmark(positions=positions, progress=True)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -117,7 +131,8 @@ def bench_rules(out: str, positions: int) -> None:
               help="[default: benchmarks/results/tracking.json, or tracking-wide.json "
               "with --ranges wide]")
 @click.option("--games", type=click.IntRange(1, 500), default=20, show_default=True)
-@click.option("--max-turns", type=click.IntRange(2, 200), default=14, show_default=True)
+@click.option("--max-turns", type=click.IntRange(4, 200), default=14, show_default=True,
+              help="Turns per game (no game keeps tiles back in its first 3 turns).")
 @click.option("--model", type=click.Path(dir_okay=False), default=None)
 @click.option("--ranges", type=click.Choice(["training", "wide"]), default="training",
               show_default=True, help="training: games rendered with the training ranges "
@@ -131,14 +146,18 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     if out is None:
         name = "tracking-wide.json" if ranges == "wide" else "tracking.json"
         out = f"benchmarks/results/{name}"
+    check_output_file(out)
 
-    from .bench.tracking_bench import run_tracking_benchmark
+    from .bench.tracking_bench import NoHeldTilesError, run_tracking_benchmark
     from .tracking.live_reader import LiveBoardReader
     from .vision.cli import _reader
 
     cv2.setNumThreads(1)
-    result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
-                                    games, max_turns, wide=ranges == "wide")
+    try:
+        result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
+                                        games, max_turns, wide=ranges == "wide")
+    except NoHeldTilesError as exc:
+        raise InputError(str(exc)) from None
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps(result["summary"], indent=2))

@@ -10,6 +10,7 @@ beside these without touching them.
 from __future__ import annotations
 
 import contextvars
+import ipaddress
 import re
 from pathlib import Path
 from typing import Any
@@ -28,11 +29,31 @@ class ConfigError(ValueError):
     """A settings file or value that cannot be used (one-line message)."""
 
 
+#: The PIN: 4 to 12 ASCII digits (``\d`` would also take other scripts' digits).
+PIN_PATTERN = re.compile(r"[0-9]{4,12}")
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+def valid_host(host: str) -> bool:
+    """An IP address (``0.0.0.0``, ``::``) or a host name: dot-separated labels of
+    letters, digits and hyphens whose last label is not all digits (``999.1.1.1`` is
+    no address and no name)."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    return (len(host) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in labels)
+            and not labels[-1].isdigit())
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class ServerSettings(_Section):
+    #: An IP address or a host name of this machine to listen on.
     host: str = "0.0.0.0"
     port: int = Field(8000, ge=1, le=65535)
     #: The table's PIN (4 to 12 digits). None: chosen on first setup in the browser.
@@ -46,10 +67,18 @@ class ServerSettings(_Section):
     season: str | None = Field(None, max_length=40)
     keepalive_s: float = Field(15.0, gt=0, le=300)
 
+    @field_validator("host")
+    @classmethod
+    def _host_name(cls, v: str) -> str:
+        if not valid_host(v):
+            raise ValueError("the host is an IP address (0.0.0.0 for every network) or a "
+                             "host name of letters, digits, dots and hyphens")
+        return v
+
     @field_validator("pin")
     @classmethod
     def _pin_digits(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"\d{4,12}", str(v)):
+        if v is not None and not PIN_PATTERN.fullmatch(str(v)):
             raise ValueError("the PIN is 4 to 12 digits")
         return v
 
@@ -174,6 +203,8 @@ def load_settings(path: str | Path | None = None,
             raise ConfigError(f"{path}: no such file") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1}" if mark is not None else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
@@ -26,6 +27,33 @@ def fail(message: str, status: int) -> None:
     sys.exit(status)
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # a folder on the way that cannot be searched
+        return False
+
+
+def check_output_file(path: str, option: str = "--out") -> Path:
+    """Fail before any work when ``path`` cannot become a file: it is a folder, a part
+    of the way to it is a file, or the nearest existing folder is not writable.
+    Missing folders are fine (they are made when the file is written)."""
+    target = Path(path)
+    if _exists(target):
+        if target.is_dir():
+            raise InputError(f"{option} {path}: is a folder, not a file")
+        if not os.access(target, os.W_OK):
+            raise InputError(f"{option} {path}: cannot be written (permission denied)")
+    folder = target.parent
+    while not _exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"{option} {path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {path}: cannot write in {folder} (permission denied)")
+    return target
+
+
 def run_guarded(call: Callable[[], object]) -> None:
     """Run a click entry point in non-standalone mode and turn every failure into
     one line on standard error with the right exit status.
@@ -34,6 +62,10 @@ def run_guarded(call: Callable[[], object]) -> None:
     """
     try:
         status = call()
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # a group run without a command: its help, as --help prints it
+        click.echo(exc.ctx.get_help(), color=exc.ctx.color)
+        status = 0
     except InputError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
     except click.exceptions.Abort:

@@ -37,10 +37,28 @@ from ..tracking.replay import replay_folder
 SEED_BASE = 7_000_000  # never used for training photos
 
 
+#: Seeds tried per game wanted before the search gives up: about 2 in 100 games keep
+#: tiles back within 14 turns, 1 in 500 within 4, none within 3 (a few ms a seed).
+SEEDS_PER_GAME = 2000
+
+
+class NoHeldTilesError(ValueError):
+    """Too few seeds give a game that keeps tiles back within ``max_turns`` turns."""
+
+
 def games_with_held_tiles(count: int, max_turns: int, start: int = SEED_BASE) -> list[int]:
-    """Seeds whose first ``max_turns`` turns include a turn with tiles kept back."""
+    """Seeds whose first ``max_turns`` turns include a turn with tiles kept back.
+
+    The search is bounded: once ``SEEDS_PER_GAME`` seeds per game found so far (plus
+    one) have been tried, it raises NoHeldTilesError rather than search on."""
     seeds, seed = [], start
     while len(seeds) < count:
+        tried = seed - start
+        if tried >= SEEDS_PER_GAME * (len(seeds) + 1):
+            raise NoHeldTilesError(
+                f"only {len(seeds)} of the first {tried} seeds give a game with tiles held "
+                f"back within {max_turns} turns ({count} wanted): use a larger --max-turns "
+                f"(4 at the very least, 14 by default) or fewer --games")
         scene = GameScene(seed, 64, 48, max_turns=max_turns)
         if any(len(t.result.placed) < len(t.hand) for t in scene.turns):
             seeds.append(seed)

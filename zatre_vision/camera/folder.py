@@ -30,15 +30,32 @@ class FolderMeta:
     starter: str | None = None
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except IsADirectoryError:
+        raise SourceError(f"{path}: is a folder, not a file") from None
+    except UnicodeDecodeError:
+        raise SourceError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+
+
+def _decode_json(text: str, where: str) -> object:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise SourceError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise SourceError(f"{where}: not valid JSON ({exc})") from None
+
+
 def read_meta(folder: Path) -> FolderMeta:
     """meta.json and events.jsonl of a replay folder (SourceError when malformed)."""
     players, fps, starter = ["Player 1", "Player 2"], DEFAULT_FPS, None
     meta_path = folder / "meta.json"
     if meta_path.exists():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise SourceError(f"{meta_path}: not valid JSON ({exc})") from None
+        meta = _decode_json(_read_text(meta_path), str(meta_path))
         if not isinstance(meta, dict):
             raise SourceError(f"{meta_path}: must be a JSON object")
         players = meta.get("players", players)
@@ -55,27 +72,36 @@ def read_meta(folder: Path) -> FolderMeta:
     events: dict[int, list[str]] = {}
     events_path = folder / "events.jsonl"
     if events_path.exists():
-        for n, line in enumerate(events_path.read_text(encoding="utf-8").splitlines(), start=1):
+        for n, line in enumerate(_read_text(events_path).splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                raise SourceError(f"{events_path} line {n}: not valid JSON") from None
-            if not isinstance(ev, dict) or ev.get("event") not in EVENTS:
+            ev = _decode_json(line, f"{events_path} line {n}")
+            event = ev.get("event") if isinstance(ev, dict) else None
+            if not isinstance(event, str) or event not in EVENTS:
                 raise SourceError(f"{events_path} line {n}: event must be one of {sorted(EVENTS)}")
             frame = ev.get("frame")
             if not isinstance(frame, int) or isinstance(frame, bool) or frame < 0:
                 raise SourceError(f"{events_path} line {n}: 'frame' must be a frame number")
-            events.setdefault(frame, []).append(ev["event"])
+            events.setdefault(frame, []).append(event)
     return FolderMeta(list(players), float(fps), events, starter)
 
 
 def frame_number(path: Path, position: int) -> int:
     """The frame number of a file: its name's digits (000131.jpg -> 131), else its
     1-based position."""
-    digits = "".join(ch for ch in path.stem if ch.isdigit())
+    digits = "".join(ch for ch in path.stem if ch in "0123456789")
     return int(digits) if digits else position
+
+
+def _decode_frame(path: Path) -> np.ndarray | None:
+    """The frame's image, or None for a file that is empty, unreadable or corrupt
+    (OpenCV refuses an empty buffer, and a header claiming too many pixels, with an
+    exception rather than None)."""
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+        return cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except (OSError, cv2.error):
+        return None
 
 
 class FolderSource:
@@ -101,7 +127,7 @@ class FolderSource:
         while self._pos < len(self._files):
             path = self._files[self._pos]
             self._pos += 1
-            image = cv2.imdecode(np.fromfile(path, dtype=np.uint8), cv2.IMREAD_COLOR)
+            image = _decode_frame(path)
             if image is None:
                 self.skipped.append(path.name)  # a corrupt frame is dropped, not fatal
                 continue

@@ -18,8 +18,17 @@ from ..errors import InputError
 log = logging.getLogger("zatre.serve")
 
 
+def _check_host(ctx, param, value: str | None) -> str | None:
+    from ..config import valid_host
+
+    if value is not None and not valid_host(value):
+        raise click.BadParameter(f"{value!r} is neither an IP address nor a host name "
+                                 "(letters, digits, dots and hyphens)")
+    return value
+
+
 @click.command()
-@click.option("--host", default=None, help="Address to listen on (default 0.0.0.0; 127.0.0.1 for this machine only).")
+@click.option("--host", default=None, callback=_check_host, help="Address to listen on (default 0.0.0.0; 127.0.0.1 for this machine only).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default 8000).")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Folder of the SQLite database (default ./data).")
@@ -141,6 +150,9 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
     except OSError as exc:
         store.close()
         raise InputError(f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})") from None
+    except ValueError:  # waitress: a host name that does not resolve
+        store.close()
+        raise InputError(f"cannot listen on {srv.host}:{srv.port} (no such host)") from None
     camera.start(source, table.match.players if (source == "demo" and table.match
                                                  and table.match_source == "demo") else None)
     hardware = _start_gpio(settings, table, camera)
