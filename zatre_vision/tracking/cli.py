@@ -30,6 +30,8 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
     from .live_reader import LiveBoardReader
     from .replay import replay_folder
 
+    if not folder.strip():
+        raise InputError("DIR is empty: name the folder of a recording")
     reader = LiveBoardReader(_reader(model, calibration, markers))
     try:
         result = replay_folder(folder, reader, progress=progress)

@@ -288,3 +288,9 @@ def test_replay_with_a_bad_events_file_exits_2(zatre, replay_dir, content):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("zatre: error: ")
     assert "events.jsonl line 1" in lines[0]
+
+
+def test_replay_of_an_empty_path_is_refused_not_the_current_folder(zatre, replay_dir):
+    proc = zatre("replay", "", "--no-progress", cwd=replay_dir)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "DIR is empty" in proc.stderr
