@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -108,3 +110,40 @@ def test_a_lens_calibration_undistorts_each_frame_once(located, reader, monkeypa
         reader.calibration = old
     assert res.board_found and res.source == "calibration"
     assert len(calls) == 1
+
+
+def test_a_board_moved_elsewhere_is_found_again_even_where_lines_happen_to_match(tmp_path):
+    """Two photos of different scenes: the first one's grid lines land on enough bright
+    edges of the second to pass the line-score test alone; the lines half a cell off
+    score as well, so the board has moved and the reader searches again."""
+    from zatre_vision.synth.config import SynthConfig
+    from zatre_vision.synth.photos import generate_photos
+    from zatre_vision.vision.calibration import line_score
+    from zatre_vision.vision.reader import BoardReader
+
+    generate_photos(tmp_path, 2, 0, 640, 480, 90, SynthConfig(), False)
+    first, second = (cv2.imread(str(tmp_path / f"00000{i}.jpg")) for i in (1, 2))
+    searching = BoardReader(threads=1)
+    cal = make_calibration(first, searching.read(first).model)
+    assert cal.line_contrast > 1.15
+    assert line_score(second, cal.model) >= 0.5 * cal.line_score  # the first test passes
+    assert not board_moved(first, cal)
+    assert board_moved(second, cal)
+    fresh = searching.read(second)
+    calibrated = BoardReader(threads=1, calibration=cal).read(second)
+    assert calibrated.source != "calibration"
+    assert np.allclose(calibrated.corners, fresh.corners, atol=1.0)
+    assert calibrated.cells == fresh.cells and len(fresh.cells) > 10
+
+
+def test_the_line_contrast_is_saved_and_a_file_without_it_still_loads(located, tmp_path):
+    img, model = located
+    cal = make_calibration(img, model)
+    cal.save(tmp_path / "c.json")
+    assert Calibration.load(tmp_path / "c.json").line_contrast == pytest.approx(
+        cal.line_contrast, abs=1e-4)
+    d = json.loads((tmp_path / "c.json").read_text())
+    del d["line_contrast"]
+    (tmp_path / "old.json").write_text(json.dumps(d))
+    old = Calibration.load(tmp_path / "old.json")
+    assert old.line_contrast is None and not board_moved(img, old)

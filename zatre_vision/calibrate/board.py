@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..vision.calibration import Calibration, line_score
+from ..vision.calibration import Calibration, line_contrast, line_score
 from ..vision.find_board import BoardLocator
 from ..vision.geometry import GridModel
 from ..vision.markers import locate_with_markers
@@ -54,7 +54,8 @@ def register_board(image: np.ndarray, lens: tuple[np.ndarray, np.ndarray] | None
         raise RegistrationError("no board found: is the whole board in view, evenly lit and "
                                 "free of tiles near its edge?")
     model: GridModel = result.model
-    cal = Calibration(model, line_score(work, model), k_mat, dist)
+    cal = Calibration(model, line_score(work, model), k_mat, dist,
+                      line_contrast(work, model))
     corners = [[round(float(x) / f, 2), round(float(y) / f, 2)] for x, y in model.corners()]
     return Registration(cal, corners, result.score, method, draw_preview(work, model))
 

@@ -24,7 +24,7 @@ CONTROL_TYPES = {"AeEnable": bool, "AwbEnable": bool, "ExposureTime": int,
 
 #: every top-level key a calibration file may hold (the board/lens part and the controls)
 CALIBRATION_KEYS = frozenset({"version", "homography", "k", "image_size", "line_score",
-                              "lens", CONTROLS_KEY})
+                              "line_contrast", "lens", CONTROLS_KEY})
 
 
 def read_raw(path: Path | str) -> dict:

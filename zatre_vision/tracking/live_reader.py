@@ -25,6 +25,9 @@ class LiveBoardReader:
     def __init__(self, reader, refresh_every: int = 15):
         self.reader = reader
         reader.veto_confidence = LIVE_VETO_CONFIDENCE
+        # one camera over one board: a bump loses the lines, and the contrast test
+        # only adds searches on frames with an arm over the board
+        reader.moved_contrast = False
         self.saved = reader.calibration is not None  # a calibration file: never replaced
         self.refresh_every = refresh_every
         self.relocated = 0

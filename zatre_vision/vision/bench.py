@@ -113,6 +113,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     games: dict = {}
     reader = BoardReader(model_path, threads=1)
     cal_reader = BoardReader(model_path, threads=1)
+    cal_reader.moved_contrast = False  # a fixed camera reads as the live pipeline does
     n_board = n_found = false_pos = 0
     corner_err: list[float] = []
     times: list[float] = []

@@ -257,6 +257,9 @@ class BoardReader:
         self.veto_confidence = veto_confidence
         self.unconfirmed_confidence = unconfirmed_confidence
         self.light_empty_odds = light_empty_odds
+        #: ``board_moved``'s contrast test on a calibrated read (photos that may show
+        #: another set-up); the live pipeline turns it off
+        self.moved_contrast = True
 
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray, grey: np.ndarray
@@ -265,7 +268,8 @@ class BoardReader:
         already undistorted when the calibration has lens intrinsics (``read``);
         ``grey`` is ``work`` in grey."""
         h, w = work.shape[:2]
-        if self.calibration is not None and not board_moved(work, self.calibration):
+        if self.calibration is not None and not board_moved(
+                work, self.calibration, contrast=self.moved_contrast):
             return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
                 "calibration"
         if self.markers:
