@@ -144,3 +144,40 @@ def test_simulated_final_sheets_total_rows_minus_hand(seed):
         assert seat.sheet.total == sum(r.total for r in seat.sheet.rows()) - seat.sheet.minus
     again = Simulation(["A", "B", "C"], seed, ["greedy", "random", "greedy"]).run()
     assert again.to_record() == game.to_record()  # the seed alone decides the game
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 6), min_size=0, max_size=6), st.booleans())
+def test_a_first_turn_is_three_tiles(values, hand_known):
+    """Rule 1: the starter places three tiles (they always fit on the empty board). A
+    first turn of any other size is never accepted: with the hand known, too few is
+    tile-not-placed; otherwise, and for too many, first-turn-not-three."""
+    cells = ["H8", "H7", "H6", "H9", "G8", "I8"][:len(values)]
+    placed = dict(zip(cells, values, strict=True))
+    hand = (values + [1, 2, 3])[:3] if hand_known and len(values) <= 3 else None
+    result = check_turn(Board(), placed, hand=hand)
+    codes = {v.code for v in result.violations}
+    if len(values) != 3:
+        assert not result.legal
+        assert codes & {"first-turn-not-three", "tile-not-placed"}
+        if len(values) > 3 or hand is None:
+            assert "first-turn-not-three" in codes
+    else:
+        assert "first-turn-not-three" not in codes
+
+
+@SETTINGS
+@given(positions_with_hands())
+def test_a_turn_placing_a_value_the_hand_lacks_is_refused(case):
+    pos, hand = case
+    board = Board(dict(pos))
+    moves = legal_placements(board, hand)
+    if not moves or not moves[0]:
+        return
+    move = dict(moves[0])
+    cell = next(iter(move))
+    missing = next(v for v in range(1, 7) if v not in hand)
+    move[cell] = missing
+    result = check_turn(board, move, hand=hand)
+    assert not result.legal
+    assert "tile-not-in-hand" in {v.code for v in result.violations}

@@ -90,17 +90,27 @@ def test_the_sink_adds_a_late_tile_only_to_a_recent_turn_that_still_stands():
     assert not sink.add_late_tile(1, {"G8": 1, "F8": 4}, "J8", 1)  # three turns ago
 
 
-@pytest.mark.parametrize("read, late, ann_holds", [
-    ({"H8": 6, "H7": 5}, ("G7", 5), False),   # the late tile makes her first turn whole
-    ({"H8": 6}, ("H7", 5), True),              # two of three: she still holds one back
-])
-def test_a_late_tile_that_makes_a_turn_whole_ends_the_players_holding(read, late, ann_holds):
+def test_a_late_tile_that_makes_a_turn_whole_ends_the_players_holding():
     match = Match(["Ann", "Ben"])
     sink = MatchSink(match)
-    assert sink.commit_turn(read, 1, "end_turn") is not None
-    assert sink.add_late_tile(0, read, *late)
+    read = {"H8": 6, "H7": 5}
+    assert sink.commit_turn(read, 1, "end_turn") is False     # flagged: rule 1 wants three
+    assert sink.add_late_tile(0, read, "G7", 5)                # the late tile makes it whole
+    assert len(match.turns) == 1 and match.pending is None
     assert sink.commit_turn({}, 2, "end_turn") is not None    # Ben passes
-    assert (sink.expected_tiles() is None) == ann_holds        # Ann's turn
+    assert sink.expected_tiles() is not None                   # Ann holds nothing back
+
+
+def test_a_first_turn_still_short_after_a_late_tile_waits_for_the_table():
+    """Three tiles always fit on the empty board, so a first turn of two is no turn
+    with one tile kept back: it stays flagged (first-turn-not-three) for the table."""
+    match = Match(["Ann", "Ben"])
+    sink = MatchSink(match)
+    assert sink.commit_turn({"H8": 6}, 1, "end_turn") is False
+    assert sink.add_late_tile(0, {"H8": 6}, "H7", 5)
+    assert match.turns == [] and match.pending.placed == {"H8": 6, "H7": 5}
+    assert [v.code for v in match.pending.result.violations] == ["first-turn-not-three"]
+    assert sink.commit_turn({}, 2, "end_turn") is None        # nothing passes a flagged turn
 
 
 def test_match_adds_a_tile_to_an_earlier_turn_and_scores_everything_again():

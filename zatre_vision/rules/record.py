@@ -18,11 +18,8 @@ from dataclasses import dataclass, field
 from .board import CELL_SET, Board, cell_index, cell_name, grid_index, is_grid_name
 from .moves import placeable_values
 from .sheet import ScoreSheet
-from .tiles import is_tile_value
+from .tiles import FIRST_HAND, is_tile_value
 from .turn import TurnResult, Violation, check_turn, score_lines
-
-#: Tiles in the starting player's first hand: the start-draw tile and two more.
-FIRST_HAND = 3
 
 
 class RecordError(ValueError):

@@ -12,6 +12,11 @@ TILE_COUNT = sum(TILE_SET.values())  # 121
 VALUES = tuple(TILE_SET)
 
 
+#: Tiles in the starting player's first hand (the start-draw tile and two more), all
+#: placed on the first turn (rules.md, placing tiles, 1)
+FIRST_HAND = 3
+
+
 def is_tile_value(value: object) -> bool:
     """True for an int 1..6 (bools are not tiles)."""
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 6

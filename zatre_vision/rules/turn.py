@@ -23,7 +23,7 @@ from .search import (
     in_scoring_line,
     iter_placements,
 )
-from .tiles import TILE_SET, excess_values, is_tile_value
+from .tiles import FIRST_HAND, TILE_SET, excess_values, is_tile_value
 
 #: Points for a scoring line, by its sum.
 LINE_POINTS = {10: 1, 11: 2, 12: 4}
@@ -162,6 +162,20 @@ def check_turn(
         violations.append(Violation(
             "first-turn-not-on-start", _sorted_names(tiles),
             "the first turn must cover the red start cell H8"))
+    # rule 1: three tiles, which an empty board always takes. With the hand known, too
+    # few placed is tile-not-placed (rule 5) instead.
+    if first_turn and (len(placed) > FIRST_HAND or hand is None and len(placed) < FIRST_HAND):
+        violations.append(Violation(
+            "first-turn-not-three", _sorted_names(tiles),
+            f"the first turn places three tiles, not {len(placed)}"))
+    if hand is not None:
+        not_held = Counter(tiles.values()) - Counter(v for v in hand if is_tile_value(v))
+        if not_held:
+            violations.append(Violation(
+                "tile-not-in-hand",
+                _sorted_names(i for i, v in tiles.items() if v in not_held),
+                f"{', '.join(str(v) for v in sorted(not_held.elements()))} placed, but the "
+                f"hand holds {sorted(hand)}"))
 
     loose = _unconnected(values, board, tiles, first_turn)
     if loose:
