@@ -132,3 +132,17 @@ def test_record_replays_exactly_as_the_table_scored_after_a_correction():
     record = m.to_record()
     assert record["turns"][-1].get("override") is True
     assert score_record(record)["sheets"] == m.state()["sheets"]
+
+
+def test_undo_after_the_end_reopens_the_match_and_keeps_its_turns():
+    m = started()
+    m.propose({"G8": 5})
+    turns = m.to_record()["turns"]
+    m.finish({"Ann": 3, "Ben": 9})
+    assert m.undo() is None
+    assert not m.state()["finished"] and m.minus == {}
+    assert m.to_record()["turns"] == turns         # the last turn is still there
+    before = m.totals()
+    m.finish({"Ann": 3, "Ben": 2})                 # so a wrong minus entry can be redone
+    assert m.state()["finished"] and m.minus == {"Ann": 3, "Ben": 2}
+    assert m.totals() == {"Ann": before["Ann"] - 3, "Ben": before["Ben"] - 2}

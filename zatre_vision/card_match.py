@@ -184,15 +184,19 @@ class CardMatch:
         return p
 
     def undo(self) -> CardRecordTurn | PendingCardTurn | None:
-        """Drop the flagged turn, else an early end of round, else the last turn."""
+        """Drop the flagged turn, else the end of a finished match (the turns stay),
+        else an early end of round, else the last turn."""
         if self.pending is not None:
             return self._take_pending()
+        if self.finished:
+            self.finished = False
+            self._changed()
+            return None
         if self._next_round is not None:
             self._next_round = None
             return None
         if not self.turns:
             raise CardMatchError("nothing to undo")
-        self.finished = False
         turn = self.turns.pop()
         self._changed()
         return turn

@@ -147,15 +147,18 @@ class Match:
         p, self.pending = self.pending, None
         return p
 
-    def undo(self) -> RecordTurn | PendingTurn:
-        """Drop the flagged turn if there is one, else the last committed turn."""
+    def undo(self) -> RecordTurn | PendingTurn | None:
+        """Drop the flagged turn if there is one; on a finished match, the end of the
+        match (its minus points: the turns stay; None); else the last committed turn."""
         if self.pending is not None:
             return self._take_pending()
-        if not self.turns:
-            raise MatchError("nothing to undo")
         if self.finished:
             self.finished = False
             self.minus = {}
+            self._changed()
+            return None
+        if not self.turns:
+            raise MatchError("nothing to undo")
         turn = self.turns.pop()
         self._changed()
         return turn

@@ -369,3 +369,11 @@ def test_the_event_log_says_which_turn_a_late_tile_joined(operator, playing, tab
     html = operator.get("/matches/1").data.decode()
     assert "F8 → 4 <span class=\"muted\">(read late, added to turn 2)</span>" in html
     assert "G8 → 2\n" in html                     # a correction by hand names no turn
+
+
+def test_undo_after_the_end_says_the_match_reopens(operator, playing):
+    assert operator.post_json("/table/finish", {"minus": {"Ann": 0, "Ben": 9}}).status_code == 200
+    resp = operator.post_json("/table/undo")
+    assert resp.status_code == 200 and "reopened" in resp.get_json()["message"]
+    state = resp.get_json()["state"]
+    assert not state["finished"] and state["turns_played"] == 1

@@ -236,3 +236,14 @@ def test_card_pages_api_and_exports(client, cards, table):
     assert exported["variant"] == "cards" and exported["result"]["rounds"]
     # rankings count board games only
     assert "Ann" not in client.get("/rankings").data.decode()
+
+
+def test_undo_after_finishing_a_card_game_reopens_it_with_its_turns(tmp_path):
+    store = open_store(tmp_path / "d")
+    t = Table(store, "t1")
+    t.new_match(["Ann", "Ben"], "Ann", variant="cards")
+    t.commit_turn({"0,0": 6, "1,0": 4}, source="manual")
+    t.finish({})
+    t.undo()
+    assert not t.state()["finished"] and t.state()["turns_played"] == 1
+    store.close()

@@ -188,12 +188,15 @@ def reject():
 @bp.post("/table/undo")
 @require_pin
 def undo():
+    table = ctx().table
+    message = ("Match reopened: its minus points are cleared, its turns stay."
+               if table.match is not None and table.match.finished else "Last turn undone.")
     camera = ctx().camera
     if camera is not None and camera.event("undo"):
         # the camera's tracker takes the turn back, so it does not commit it again
-        return done("Last turn undone.")
-    run(lambda: ctx().table.undo())
-    return done("Last turn undone.")
+        return done(message)
+    run(lambda: table.undo())
+    return done(message)
 
 
 @bp.post("/table/end-turn")

@@ -143,6 +143,9 @@ class MatchSink:
         if match.pending is not None:
             self.reject_pending()
             return True
+        if match.finished:  # the match reopens; its turns (and their frames) stay
+            self._undo()
+            return False
         if not match.turns:
             return False
         self._undo()
