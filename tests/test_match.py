@@ -146,3 +146,16 @@ def test_undo_after_the_end_reopens_the_match_and_keeps_its_turns():
     m.finish({"Ann": 3, "Ben": 2})                 # so a wrong minus entry can be redone
     assert m.state()["finished"] and m.minus == {"Ann": 3, "Ben": 2}
     assert m.totals() == {"Ann": before["Ann"] - 3, "Ben": before["Ben"] - 2}
+
+
+def test_a_correction_that_breaks_a_committed_turn_raises_an_alert():
+    m = started()                                   # Ben: H8 6, H7 5, G7 5
+    assert m.propose({"G8": 1, "G9": 6}).legal      # Ann: G7-G8-G9 = 12
+    assert m.state()["alerts"] == []
+    m.set_cell("G8", 2)                             # a misread: G8 shows a two, 13
+    alerts = m.state()["alerts"]
+    assert [(a["kind"], a["turn"], a["player"]) for a in alerts] == [("broken-turn", 2, "Ann")]
+    assert [v["code"] for v in alerts[0]["violations"]] == ["line-over-12"]
+    assert m.to_record()["turns"][1]["override"] is True   # still scored as placed
+    m.set_cell("G8", 1)
+    assert m.state()["alerts"] == []

@@ -269,6 +269,15 @@ class Match:
                            "cells": sorted(self.pending.placed),
                            "reasons": [v.message for v in self.pending.result.violations],
                            "violations": [v.to_json() for v in self.pending.result.violations]})
+        # a committed turn that a later correction shows to break a rule (an operator's
+        # override aside): it stays scored as placed, and the table is told
+        for number, (turn, replayed) in enumerate(zip(self.turns, rep.turns, strict=True), 1):
+            if not turn.override and not replayed.result.legal:
+                violations = replayed.result.violations
+                alerts.append({"kind": "broken-turn", "player": turn.player, "turn": number,
+                               "cells": sorted(turn.placed),
+                               "reasons": [v.message for v in violations],
+                               "violations": [v.to_json() for v in violations]})
         return {
             "players": list(self.players),
             "starter": self.starter,

@@ -126,3 +126,51 @@ def test_restart_the_server_mid_match_and_resume(server, page, tmp_path):
     srv.post("/table/turn", {"placed": t.result.placed or {}})
     wait_turns(page, 6)
     assert page.evaluate("() => window.ZatreLive.state.board") == sim.game.board.to_dict()
+
+
+def test_a_draft_cell_another_screen_fills_leaves_the_draft(server, page):
+    srv = server("--source", "none")
+    sim = _play_some(srv, 2)
+    sign_in(page, srv.url)
+    page.goto(srv.url + "/")
+    page.click('#mode button[data-mode="enter"]')
+    nxt = sim.step().result.placed              # the next turn, entered on this screen...
+    cell, value = next(iter(nxt.items()))
+    page.locator(f'#board g.cell[data-cell="{cell}"]').click(force=True)
+    page.click(f'#picker button[data-value="{value}"]')
+    assert cell in page.inner_text("#draft-cells")
+    srv.post("/table/turn", {"placed": nxt})    # ...and on another screen first
+    page.wait_for_function(f"() => '{cell}' in window.ZatreLive.state.board")
+    page.wait_for_function(f"() => !document.querySelector('#draft-cells').textContent.includes('{cell}')")
+    assert "filled meanwhile" in page.inner_text("#toast")
+    assert srv.get("/api/state")["pending"] is None
+
+
+def test_a_new_match_starts_with_an_empty_finish_form(server, page):
+    srv = server("--source", "none")
+    _play_some(srv, 2)
+    sign_in(page, srv.url)
+    page.goto(srv.url + "/")
+    page.click("#finish-box summary")
+    page.fill('#finish-form input[data-player="Ann"]', "6 6")
+    page.fill('#finish-form input[data-player="Ben"]', "2")
+    page.click("#finish")
+    page.wait_for_function("() => window.ZatreLive.state.finished")
+    srv.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
+    page.wait_for_function("() => !window.ZatreLive.state.finished")
+    assert page.input_value('#finish-form input[data-player="Ann"]') == ""
+    assert page.input_value('#finish-form input[data-player="Ben"]') == ""
+
+
+def test_the_pages_fit_a_phone(server, browser):
+    srv = server("--source", "none")
+    _play_some(srv, 3)
+    ctx = browser.new_context(viewport={"width": 375, "height": 667})
+    phone = ctx.new_page()
+    for path in ("/", "/sheet", "/matches", "/rankings", "/tournaments", "/setup"):
+        phone.goto(srv.url + path)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 375, path
+        right = phone.evaluate("Math.max(...[...document.querySelectorAll('.topbar > *')]"
+                               ".map(e => e.getBoundingClientRect().right))")
+        assert right <= 375, path
+    ctx.close()

@@ -254,7 +254,9 @@
       box.textContent = "";
       (state.alerts || []).forEach((a) => {
         const card = el("div", { class: "alert alert-" + a.kind }, box);
-        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}` : "Camera";
+        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}`
+          : a.kind === "broken-turn" ? `Turn ${a.turn} by ${a.player} breaks a rule since a correction`
+          : "Camera";
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells ? ` (${a.cells.join(", ")})` : "") }, card);
         const ul = el("ul", {}, card);
         (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
@@ -266,14 +268,17 @@
           rej.addEventListener("click", () => post("/table/reject"));
         } else if (a.kind === "illegal-turn") {
           el("div", { class: "muted", text: "Take the tiles back, or an operator can accept the turn." }, card);
+        } else if (a.kind === "broken-turn") {
+          el("div", { class: "muted", text: "It stays scored as placed: check the corrected cells on the board." }, card);
         }
       });
     }
 
     function renderFinishForm() {
       const form = $("#finish-form");
-      if (!form || form._players === (state.players || []).join("|")) return;
-      form._players = (state.players || []).join("|");
+      const key = `${state.match_id}|${(state.players || []).join("|")}`;
+      if (!form || form._match === key) return;
+      form._match = key;  // a new match (same players or not) starts with an empty form
       form.textContent = "";
       (state.players || []).forEach((p, i) => {
         const l = el("label", { text: p + ": tiles left " }, form);
@@ -287,6 +292,7 @@
       if (next.variant === "cards") { window.location.reload(); return; } // cards.js draws card games
       if (state && next.boot === state.boot && next.version < state.version) return;
       state = next;
+      dropFilledDraft();
       render();
     }
     window.ZatreLive = { apply, get state() { return state; } };
@@ -342,7 +348,9 @@
       $("#end-turn").addEventListener("click", () => post("/table/end-turn"));
       document.addEventListener("keydown", (ev) => {
         const typing = ev.target && /^(INPUT|TEXTAREA|SELECT)$/.test(ev.target.tagName);
-        if (!typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key === "e" || ev.key === "E")) {
+        const endTurn = $("#end-turn");
+        if (!typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key === "e" || ev.key === "E")
+            && endTurn && !endTurn.hidden) {
           post("/table/end-turn");
         }
       });
@@ -362,6 +370,19 @@
         await post("/table/finish", { minus });
       });
     }
+    // a tile another screen (or the camera) has put on a draft cell meanwhile: the draft
+    // would only make a flagged turn of it, so the cell leaves the draft, with a word
+    function dropFilledDraft() {
+      const filled = Object.keys(draft).filter((n) => n in (state.board || {}));
+      if (!filled.length) return;
+      filled.forEach((n) => delete draft[n]);
+      toast(`${filled.join(", ")} ${filled.length > 1 ? "were" : "was"} filled meanwhile: ` +
+            "taken out of your turn", true);
+      const box = $("#draft-cells");
+      if (box) box.textContent = Object.keys(draft).map((n) => `${n}=${draft[n]}`).join("  ")
+        || "Tap empty cells to place tiles.";
+    }
+
     function updateDraft() {
       const box = $("#draft-cells");
       if (box) {
@@ -406,6 +427,7 @@
     $("#step-prev").addEventListener("click", () => show(Math.max(0, Number(range.value) - 1)));
     $("#step-next").addEventListener("click", () => show(Math.min(steps.length - 1, Number(range.value) + 1)));
     document.addEventListener("keydown", (e) => {
+      if (e.target === range) return;  // the focused slider steps by itself
       if (e.key === "ArrowLeft") $("#step-prev").click();
       if (e.key === "ArrowRight") $("#step-next").click();
     });
