@@ -166,3 +166,30 @@ def test_an_unexpected_fault_is_one_line_and_logged(app, client, caplog):
 def test_the_pin_header_still_works_with_the_fixes(client, playing):
     resp = client.post("/table/turn", json={"placed": {"I8": 4}}, headers={"X-Table-PIN": PIN})
     assert resp.status_code == 200 and playing.state()["board"]["I8"] == 4
+
+
+def test_a_database_that_refuses_writes_is_a_503_and_the_match_stays(operator, playing, store,
+                                                                        caplog, monkeypatch):
+    """Disk full (or a read-only database): one line back, one line in the log, and the
+    table keeps the match as it is stored."""
+    before = snapshot(playing)
+    real = store.conn
+
+    class FullDisk:
+        def cursor(self):
+            return self
+
+        def execute(self, sql, params=()):
+            if sql.startswith(("INSERT", "UPDATE")):
+                raise __import__("sqlite3").OperationalError("database or disk is full")
+            return real.execute(sql, params)
+
+    monkeypatch.setattr(store, "conn", FullDisk())
+    resp = operator.post_json("/table/turn", {"placed": {"I8": 4}})
+    assert resp.status_code == 503
+    assert "disk is full" in resp.get_json()["error"] and "not saved" in resp.get_json()["error"]
+    assert "Traceback" not in caplog.text and "disk is full" in caplog.text
+    assert snapshot(playing) == before
+    monkeypatch.setattr(store, "conn", real)
+    assert operator.post_json("/table/turn", {"placed": {"I8": 4}}).status_code == 200
+    assert playing.state()["board"]["I8"] == 4

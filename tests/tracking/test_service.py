@@ -81,3 +81,47 @@ def test_a_missing_model_is_reported_not_raised(tmp_path):
     service.stop()
     assert table.state()["camera"]["state"] == "error"
     assert "cannot load the classifier" in table.state()["camera"]["message"]
+
+
+class FlakySource(SceneSource):
+    """A folder it may not read at first, then one read that fails (not camera errors:
+    the reconnecting source does not retry those)."""
+
+    def __init__(self, scene, truths):
+        super().__init__(scene, truths)
+        self.opens = 0
+        self.reads = 0
+
+    def open(self):
+        self.opens += 1
+        if self.opens == 1:
+            raise PermissionError("frames/: permission denied")
+        super().open()
+
+    def read(self):
+        self.reads += 1
+        if self.reads == 12:
+            raise OSError("read error")
+        return super().read()
+
+
+def test_a_pipeline_fault_is_reported_and_the_service_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr("zatre_vision.tracking.service.FAULT_RETRY_S", 0.05)
+    scene = GameScene(31, 480, 360, max_turns=4)
+    truths = []
+    table = Table(open_store(tmp_path), "t1")
+    seen = []
+    real_status = table.set_camera_status
+    monkeypatch.setattr(table, "set_camera_status",
+                        lambda st: (seen.append(dict(st)), real_status(st))[1])
+    service = CameraService(table, FlakySource(scene, truths), lambda: LiveTruthReader(truths))
+    service.start()
+    deadline = time.monotonic() + 120
+    while service._thread is not None and service._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    service.stop()
+    errors = [st["message"] for st in seen if st.get("state") == "error"]
+    assert any("PermissionError" in m for m in errors) and any("OSError" in m for m in errors)
+    assert all("trying again" in m for m in errors)
+    assert [t.placed for t in table.match.turns] == [dict(t.result.placed) for t in scene.turns]
+    assert service.error is None and table.state()["camera"]["state"] == "ended"

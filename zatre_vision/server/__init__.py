@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from ..config import Settings
-from ..store import Store
+from ..store import Store, StoreError
 from ..table import Table
 from .camera import CameraControl
 from .forms import MAX_ID
@@ -104,6 +104,17 @@ def create_app(config: Settings, table: Table, store: Store,
         if wants_json():
             return jsonify({"error": message, "status": code}), code
         return render_template("error.html", code=code, name=exc.name, message=message), code
+
+    @app.errorhandler(StoreError)
+    def _store_failed(exc: StoreError):
+        # disk full, read-only or locked: the table kept the match as it was stored
+        app.logger.error("%s %s: %s", request.method, request.path, exc)
+        message = one_line(f"{exc}: the change was not saved; free disk space or check "
+                           "the data folder, then try again")
+        if wants_json():
+            return jsonify({"error": message, "status": 503}), 503
+        return render_template("error.html", code=503, name="Service Unavailable",
+                               message=message), 503
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

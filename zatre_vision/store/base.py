@@ -6,7 +6,7 @@ import datetime as dt
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from .dialect import Dialect
@@ -38,20 +38,27 @@ class Store:
             self.conn.close()
 
     def _exec(self, sql: str, params: tuple = ()) -> Any:
-        cur = self.conn.cursor()
-        cur.execute(self.dialect.sql(sql), params)
+        try:
+            cur = self.conn.cursor()
+            cur.execute(self.dialect.sql(sql), params)
+        except Exception as exc:  # the driver's own errors: disk full, read-only, locked
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreError(f"the database failed ({message})") from exc
         return cur
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """One write: all of it or nothing (a failed COMMIT, as on a full disk, is
+        rolled back too)."""
         with self._lock:
             self._exec(self.dialect.begin)
             try:
                 yield
+                self._exec("COMMIT")
             except BaseException:
-                self._exec("ROLLBACK")
+                with suppress(StoreError):  # nothing left to roll back
+                    self._exec("ROLLBACK")
                 raise
-            self._exec("COMMIT")
 
     def _rows(self, sql: str, params: tuple = ()) -> list[dict]:
         with self._lock:

@@ -36,6 +36,18 @@ class LiveBoardReader:
     def read(self, image):
         if self.saved:
             return self.reader.read(image)
+        from ..vision.calibration import CalibrationError
+
+        try:
+            return self._read(image)
+        except CalibrationError:
+            # the camera came back with another frame shape: the fit kept from the old
+            # frames does not apply, so the board is searched for again
+            self.reader.calibration = None
+            self._since = 0
+            return self._read(image)
+
+    def _read(self, image):
         from ..vision.calibration import line_score, make_calibration
         from ..vision.reader import work_image
 

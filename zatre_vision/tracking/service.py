@@ -20,6 +20,7 @@ import cv2
 
 from ..camera.base import CameraStatus, Frame, FrameSource
 from ..camera.reconnect import ReconnectingSource
+from ..store import StoreError
 from .pipeline import CellReader, LivePipeline, PipelineConfig
 from .sink import TableSink
 
@@ -28,6 +29,10 @@ log = logging.getLogger(__name__)
 #: Longest side of the per-turn snapshot kept in the records.
 SNAPSHOT_SIDE = 320
 STATUS_EVERY_S = 2.0
+#: after a fault of the pipeline (not of the camera), the wait before the next frame,
+#: doubling with every fault in a row up to the second figure
+FAULT_RETRY_S = 1.0
+FAULT_RETRY_MAX_S = 30.0
 
 
 def snapshot_jpeg(image, side: int = SNAPSHOT_SIDE) -> bytes | None:
@@ -87,21 +92,41 @@ class CameraService:
             self.error = f"cannot load the classifier: {exc}"
             self.table.set_camera_status({"state": "error", "message": self.error})
             return
-        self.source.open()
+        delay, opened = FAULT_RETRY_S, False
         try:
             while not self._stop.is_set():
-                frame = self.source.read()
-                if frame is None:
-                    if self.source.ended:
-                        break
-                    continue
-                self._step(reader, frame)
-        except Exception as exc:  # noqa: BLE001 - report, keep the game, stop the camera
-            log.exception("camera service failed")
-            self.error = f"camera pipeline stopped: {exc.__class__.__name__}: {exc}"
-            self.table.set_camera_status({"state": "error", "message": self.error})
+                try:
+                    if not opened:
+                        self.source.open()  # a camera error is the source's to retry
+                        opened = True
+                    frame = self.source.read()
+                    if frame is None:
+                        if self.source.ended:
+                            break
+                        continue
+                    self._step(reader, frame)
+                    self.error, delay = None, FAULT_RETRY_S
+                except Exception as exc:  # noqa: BLE001 - report, keep the game, go on
+                    self._fault(exc, delay)
+                    self._stop.wait(delay)
+                    delay = min(2 * delay, FAULT_RETRY_MAX_S)
         finally:
             self.source.close()
+
+    def _fault(self, exc: Exception, delay: float) -> None:
+        """A fault that is not the camera's (the source retries those itself): the
+        database refusing a turn, a frame the pipeline chokes on, a folder it may not
+        read. The table hears it in one line; the tracker starts afresh against the
+        match as stored, after ``delay`` seconds."""
+        if isinstance(exc, StoreError):
+            log.error("camera service: %s", exc)  # disk full or read-only: no traceback
+            what = f"{exc}: the turn seen was not saved"
+        else:
+            log.exception("camera service: the pipeline failed")
+            what = f"camera pipeline fault ({exc.__class__.__name__}: {exc})"
+        self.error = " ".join(f"{what}; trying again in {delay:.0f} s".split())
+        self.pipeline = None
+        self.table.set_camera_status({"state": "error", "message": self.error})
 
     def _step(self, reader: CellReader, frame: Frame) -> None:
         self.last_frame = frame
