@@ -128,12 +128,20 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
     from ..tracking.sources import model_available
     from . import create_app
     from .camera import CameraControl
+    from .table_lock import TableBusy, TableLock
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     srv = settings.server
     try:
+        lock = TableLock(srv.data_dir, srv.table).acquire()
+    except TableBusy as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"{srv.data_dir}: cannot use the data folder ({exc.strerror})") from None
+    try:
         store = open_store(srv.data_dir, srv.db)
     except StoreError as exc:
+        lock.release()
         raise InputError(str(exc)) from None
     source = settings.camera.source
     table = Table(store, srv.table, season=srv.season, profi=settings.ui.profi,
@@ -149,9 +157,11 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
                                         ident="zatre-vision")
     except OSError as exc:
         store.close()
+        lock.release()
         raise InputError(f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})") from None
     except ValueError:  # waitress: a host name that does not resolve
         store.close()
+        lock.release()
         raise InputError(f"cannot listen on {srv.host}:{srv.port} (no such host)") from None
     camera.start(source, table.match.players if (source == "demo" and table.match
                                                  and table.match_source == "demo") else None)
@@ -180,4 +190,5 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
         table.close()
         server.close()
         store.close()
+        lock.release()
     sys.stderr.flush()
