@@ -395,3 +395,33 @@ def test_two_end_turns_while_the_picture_cannot_be_read_are_one_turn_and_counted
     f.still(3)
     assert f.committed == [{"G8": 1, "F8": 1}]   # one turn: the presses cannot be told apart
     assert (f.tracker.presses_unseen, f.tracker.end_turns_merged) == (0, 1)
+
+
+def test_a_restart_between_an_automatic_commit_and_its_end_turn_records_no_pass():
+    """Ben's turn commits by itself, the camera service restarts, and Ben's End turn
+    (a confirmation) reaches the new tracker, which cannot know it: it is not taken as
+    Ann's pass, which would move every later turn to the wrong player."""
+    f = Feed(FIRST)
+    f.second_turn_commits_by_itself()
+    assert [t.player for t in f.match.turns] == ["Ann", "Ben"]
+    f.tracker = TurnTracker(MatchSink(f.match))    # the service starts again here
+    f.still(2)
+    f.tracker.end_turn()                            # Ben confirms
+    assert [t.player for t in f.match.turns] == ["Ann", "Ben"]
+    assert f.tracker.resumed_presses_ignored == 1
+    f.tracker.end_turn()                            # pressed again: Ann passes
+    assert [t.player for t in f.match.turns] == ["Ann", "Ben", "Ann"]
+
+
+def test_after_a_restart_tiles_and_late_presses_are_turns_as_before():
+    f = Feed(FIRST)
+    f.tracker = TurnTracker(MatchSink(f.match))
+    f.still(30)                                     # six seconds on: a pass is a pass
+    f.tracker.end_turn()
+    assert [t.placed for t in f.match.turns] == [FIRST, {}]
+    f.tracker = TurnTracker(MatchSink(f.match))    # another restart
+    f.put("G8", 1)
+    f.still(2)
+    f.tracker.end_turn()                            # something new: a turn at once
+    assert f.match.turns[-1].placed == {"G8": 1}
+    assert f.tracker.resumed_presses_ignored == 0

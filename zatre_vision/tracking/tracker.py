@@ -134,6 +134,12 @@ class TurnTracker:
         self.config = config or TrackerConfig()
         self.votes = CellVotes(self.config.votes)
         self.votes.reset(sink.committed_board())
+        #: this tracker takes over a match already under way (the camera service
+        #: restarted, or started afresh after a fault): see ``end_turn``
+        self._resumed = bool(sink.committed_board())
+        self._started_at: float | None = None
+        #: End turns with nothing new right after such a take-over, not taken as passes
+        self.resumed_presses_ignored = 0
         self.commits: list[CommitLog] = []
         self._last_motion_time = 0.0
         self._last_commit_time: float | None = None
@@ -165,6 +171,8 @@ class TurnTracker:
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
         self._last_frame, self._last_time = obs.frame, obs.time
+        if self._started_at is None:
+            self._started_at = obs.time
         if not obs.board_found:
             self._blind = True
         elif obs.read:
@@ -309,6 +317,14 @@ class TurnTracker:
                       and self._last_time - self._last_commit_time <= self.config.confirm_window_s)
             if confirming and recent:
                 return  # confirms the automatic commit just made (once)
+            if self._just_resumed() and not self._blind:
+                # the turn before may have been committed automatically just before the
+                # restart, and this press confirm it: that is not known any more, and a
+                # pass recorded wrongly moves every later turn to the wrong player. A
+                # player who passes presses again.
+                self._resumed = False
+                self.resumed_presses_ignored += 1
+                return
         if self._blind:
             # nothing is known of this turn's tiles: wait for the board to read again
             # (``observe`` holds the deadline off meanwhile). Another End turn meanwhile
@@ -323,6 +339,12 @@ class TurnTracker:
             self._start_end_wait()  # commit when the board reads clean (or soon anyway)
         else:
             self._commit("end_turn")
+
+    def _just_resumed(self) -> bool:
+        """No commit yet since this tracker took over a match under way, and less than
+        the confirm window since its first frame."""
+        return (self._resumed and not self.commits and self._started_at is not None
+                and self._last_time - self._started_at <= self.config.confirm_window_s)
 
     def _start_end_wait(self) -> None:
         """Wait up to ``end_wait_s`` before committing; a wait already running keeps the
