@@ -377,3 +377,16 @@ def test_undo_after_the_end_says_the_match_reopens(operator, playing):
     assert resp.status_code == 200 and "reopened" in resp.get_json()["message"]
     state = resp.get_json()["state"]
     assert not state["finished"] and state["turns_played"] == 1
+
+
+def test_a_new_match_over_a_running_one_must_be_asked_for(operator, playing, store):
+    refused = operator.post_json("/setup", {"players": ["Cleo", "Dan"], "camera": "none"})
+    assert refused.status_code == 409 and "still running" in refused.get_json()["error"]
+    assert playing.state()["players"] == ["Ann", "Ben"]
+    assert 'name="replace"' in operator.get("/setup").get_data(as_text=True)
+    ok = operator.post_json("/setup", {"players": ["Cleo", "Dan"], "camera": "none",
+                                       "replace": True})
+    assert ok.status_code == 200 and playing.state()["players"] == ["Cleo", "Dan"]
+    history = operator.get("/matches").get_data(as_text=True)
+    assert "unfinished" in history and "playing" in history
+    assert store.active_match_ids() == {playing.match_id}

@@ -80,6 +80,25 @@ def _setup_with_pin(data):
     return _start_match(data)
 
 
+def running_match(table) -> dict | None:
+    """The table's match while it is under way (a turn played, not finished; a
+    simulated demo game does not count), as state."""
+    state = table.state()
+    if (state.get("match_id") and not state.get("finished") and state.get("turns_played")
+            and state.get("source") != "demo"):
+        return state
+    return None
+
+
+def may_replace_running(data: dict) -> None:
+    """A new match leaves the running one unfinished for good: only when asked to."""
+    running = running_match(ctx().table)
+    if running is not None and not forms.boolean(data.get("replace", "")):
+        abort(409, f"match {running['match_id']} is still running (turn "
+                   f"{running['turn_number']}): finish it first, or tick \"end it "
+                   "unfinished\" to start a new one")
+
+
 def _start_match(data: dict):
     from . import cards
 
@@ -99,6 +118,7 @@ def _start_match(data: dict):
     starter, draw = chosen_starter(data, players)
     camera = ctx().camera
     tournament_id, pairing = _tournament_fields(data, players)
+    may_replace_running(data)
     if source == "demo":
         if camera is None:
             abort(409, "this server has no demo source")
@@ -279,6 +299,7 @@ def play_pairing(tid: int):
     a, b = str(data.get("a", "")), str(data.get("b", ""))
     if a == b or a not in t["players"] or b not in t["players"]:
         abort(400, "choose a pairing of two tournament players")
+    may_replace_running(data)
     d = draw_starter_of([a, b])
     match_id = run(lambda: ctx().table.new_match([a, b], d["starter"], source="manual",
                                                  tournament_id=tid, pairing=pairing_key(a, b)))

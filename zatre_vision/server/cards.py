@@ -121,7 +121,7 @@ def _require_cards_match():
 
 # -- setup (called by admin.setup when the form chooses the card game) ------------------------------
 def start_card_match(data: dict):
-    from .admin import chosen_starter
+    from .admin import chosen_starter, may_replace_running
 
     players = forms.player_names(data.get("players[]") or data.get("players"))
     if len(players) > MAX_PLAYERS:
@@ -134,6 +134,7 @@ def start_card_match(data: dict):
     if data.get("tournament_id") not in (None, ""):
         abort(400, "tournament games are board games")
     starter, draw = chosen_starter(data, players)
+    may_replace_running(data)
     camera = ctx().camera
     match_id = run(lambda: ctx().table.new_match(players, starter, source="manual",
                                                  variant=CARDS))

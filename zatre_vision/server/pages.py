@@ -75,8 +75,11 @@ def sheet():
 def setup():
     c = ctx()
     source = c.camera.source if c.camera else c.config.camera.source
+    from .admin import running_match
+
     return render_template("setup.html", page="setup", state=c.table.state(),
-                           camera_source=source, players=c.store.players())
+                           camera_source=source, players=c.store.players(),
+                           running=running_match(c.table))
 
 
 @bp.get("/login")
@@ -90,7 +93,8 @@ def history():
     rows, total = ctx().store.list_matches(page, PER_PAGE)
     pages = max(1, -(-total // PER_PAGE))
     return render_template("history.html", page="history", matches=[match_summary(r) for r in rows],
-                           current=page, pages=pages, total=total)
+                           current=page, pages=pages, total=total,
+                           active=ctx().store.active_match_ids())
 
 
 @bp.get("/matches/<int:match_id>")

@@ -154,6 +154,12 @@ class Store:
         row = self._one("SELECT match_id FROM tables WHERE name = ?", (table,))
         return None if row is None or row["match_id"] is None else int(row["match_id"])
 
+    def active_match_ids(self) -> set[int]:
+        """The match each table plays now (an unfinished match not among them was left
+        when a new one started)."""
+        rows = self._rows("SELECT match_id FROM tables WHERE match_id IS NOT NULL")
+        return {int(r["match_id"]) for r in rows}
+
     def get_match(self, match_id: int) -> dict | None:
         row = self._one("SELECT * FROM matches WHERE id = ?", (match_id,))
         return _decode_match(row) if row else None
