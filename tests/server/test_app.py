@@ -390,3 +390,11 @@ def test_a_new_match_over_a_running_one_must_be_asked_for(operator, playing, sto
     history = operator.get("/matches").get_data(as_text=True)
     assert "unfinished" in history and "playing" in history
     assert store.active_match_ids() == {playing.match_id}
+
+
+def test_undo_is_refused_in_the_demo_game(operator, table):
+    table.new_match(["Ann", "Ben"], "Ann", source="demo")
+    table.commit_turn({"H8": 6, "H7": 5, "G7": 5}, source="demo")
+    resp = operator.post_json("/table/undo")
+    assert resp.status_code == 409 and "demo" in resp.get_json()["error"]
+    assert table.state()["turns_played"] == 1

@@ -209,6 +209,11 @@ def reject():
 @require_pin
 def undo():
     table = ctx().table
+    if table.match is not None and table.match_source == "demo" and not table.match.finished:
+        # the simulated players cannot take their tiles back: the next one would place
+        # beside them and the camera credit both turns to one player
+        abort(409, "Undo is off in the demo game: its simulated players cannot take "
+                   "tiles back (at a real table, and in manual entry, it works)")
     message = ("Match reopened: its minus points are cleared, its turns stay."
                if table.match is not None and table.match.finished else "Last turn undone.")
     camera = ctx().camera
