@@ -174,3 +174,27 @@ def test_the_pages_fit_a_phone(server, browser):
                                ".map(e => e.getBoundingClientRect().right))")
         assert right <= 375, path
     ctx.close()
+
+
+def test_a_refused_setup_keeps_the_form_and_says_why(server, page):
+    srv = server("--source", "none")
+    _play_some(srv, 2)                          # a match under way
+    sign_in(page, srv.url)
+    page.goto(f"{srv.url}/setup")
+    page.fill(".player-input >> nth=0", "Cleo")
+    page.fill(".player-input >> nth=1", "Dan")
+    page.fill(".player-input >> nth=4", "Eve")
+    page.select_option("#starter", "Eve")
+    page.select_option("#game", "cards")         # Eve's seat goes: she cannot start
+    assert page.input_value("#starter") == "draw"
+    page.select_option("#camera", "none")
+    page.click("#setup-submit")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "still running" in page.inner_text("#toast")
+    assert page.url.endswith("/setup") and page.input_value(".player-input >> nth=0") == "Cleo"
+    page.check("#replace")
+    page.click("#setup-submit")
+    page.wait_for_selector("#controls")
+    page.wait_for_function("() => window.ZatreLive && window.ZatreLive.state")
+    assert srv.get("/api/state")["players"] == ["Cleo", "Dan"]
+    assert "started" in page.inner_text("#toast")

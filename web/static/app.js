@@ -446,7 +446,28 @@
       starter.value = [...starter.options].some((o) => o.value === keep) ? keep : "draw";
     };
     inputs.forEach((i) => i.addEventListener("input", refresh));
+    // sent in the background: a refused form (a wrong PIN, a starter who is not
+    // playing, a match under way) keeps what was typed and says why
+    const form = $("#setup-form");
+    if (form) form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      let resp;
+      try {
+        resp = await fetch(form.action, { method: "POST", body: new FormData(form),
+          credentials: "same-origin", headers: { "Accept": "application/json" } });
+      } catch (e) {
+        toast("The table server cannot be reached.", true);
+        return;
+      }
+      const data = await resp.json().catch(() => ({}));
+      if (!resp.ok) { toast(data.error || `Error ${resp.status}`, true); return; }
+      if (data.message) sessionStorage.setItem("zatre-toast", data.message);
+      window.location.href = "/";
+    });
   }
+
+  const told = sessionStorage.getItem("zatre-toast");  // e.g. Setup's "Match 3 started"
+  if (told) { sessionStorage.removeItem("zatre-toast"); toast(told); }
 
   window.Zatre = { renderBoard, renderSheets, post };
   const page = document.body.dataset.page;

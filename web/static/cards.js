@@ -406,7 +406,13 @@
       const cards = game.value === "cards";
       if (cards) camera.value = "none";
       [...camera.options].forEach((o) => { o.disabled = cards && o.value !== "none"; });
-      inputs.forEach((i, k) => { if (k >= 4) { i.hidden = cards; if (cards) i.value = ""; } });
+      inputs.forEach((i, k) => {
+        if (k >= 4) {
+          i.hidden = cards;
+          // a cleared name leaves the starter list too (app.js listens for input)
+          if (cards && i.value) { i.value = ""; i.dispatchEvent(new Event("input")); }
+        }
+      });
       const note = $("#game-note");
       if (note) note.hidden = !cards;
     };
