@@ -172,3 +172,41 @@ def test_reconnect_backs_off_and_reports_state():
     assert changes == ["ok", "reconnecting", "ok", "ended"]
     assert src.status.reconnects == 3  # two failed reopenings, then one that worked
     assert clock[0] >= 0.5 + 1.0  # waited 0.5 s, then 1 s (doubling)
+
+
+class OpensButNeverReads:
+    """A camera that opens every time and fails on the first read (a cable that
+    half works)."""
+
+    name = "flaky"
+
+    def __init__(self):
+        self.opens = 0
+
+    def open(self):
+        self.opens += 1
+
+    def read(self):
+        raise SourceError("no frame from the camera")
+
+    def close(self):
+        pass
+
+
+def test_a_camera_that_opens_but_never_reads_backs_off_too():
+    clock = [0.0]
+
+    def sleep(s):
+        clock[0] += s
+
+    published = []
+    inner = OpensButNeverReads()
+    src = ReconnectingSource(inner, first_delay=0.5, max_delay=10.0, sleep=sleep,
+                             clock=lambda: clock[0],
+                             on_status=lambda st: published.append(st.reconnects))
+    src.open()
+    while clock[0] < 60:
+        assert src.read() is None
+    # 0.5 + 1 + 2 + 4 + 8 + 10 + 10 + 10 + 10 s: about nine opens a minute, not 120
+    assert inner.opens <= 12
+    assert max(published) == src.status.reconnects   # the tries are published

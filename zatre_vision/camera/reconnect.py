@@ -47,8 +47,7 @@ class ReconnectingSource:
             self._set("reconnecting" if self.status.frames else "lost", str(exc))
             self._delay = min(self._delay * 2, self._max)
             return False
-        self._open = True
-        self._delay = self._first
+        self._open = True  # the back-off starts again only once a frame comes (read)
         self._set("ok")
         return True
 
@@ -64,6 +63,8 @@ class ReconnectingSource:
                 return None
             self.status.reconnects += 1
             if not self._try_open():
+                if self._on_status:  # the count of tries, while the state stays "lost"
+                    self._on_status(self.status)
                 return None
         try:
             frame = self.source.read()
@@ -72,12 +73,15 @@ class ReconnectingSource:
             with contextlib.suppress(Exception):  # a dead camera may fail to close too
                 self.source.close()
             self._retry_at = self._clock() + self._delay
+            # a camera that opens but gives no frame backs off as one that will not open
+            self._delay = min(self._delay * 2, self._max)
             self._set("reconnecting", str(exc))
             return None
         if frame is None:
             self.ended = True
             self._set("ended")
             return None
+        self._delay = self._first
         self.status.frames += 1
         if self.status.state != "ok":
             self._set("ok")
