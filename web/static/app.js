@@ -441,7 +441,7 @@
     const refresh = () => {
       const keep = starter.value;
       starter.textContent = "";
-      el("option", { value: "draw", text: "Draw tiles: the highest starts" }, starter);
+      el("option", { value: "draw", text: "Drawn by lot: the highest draw starts" }, starter);
       inputs.forEach((i) => { const v = i.value.trim(); if (v) el("option", { value: v, text: v }, starter); });
       starter.value = [...starter.options].some((o) => o.value === keep) ? keep : "draw";
     };
