@@ -41,6 +41,15 @@ class SceneSource:
         pass
 
 
+def play_through(service: CameraService, limit_s: float = 120) -> None:
+    """Start the service and let it run until its source ends (or ``limit_s``)."""
+    service.start()
+    deadline = time.monotonic() + limit_s
+    while service._thread is not None and service._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    service.stop()
+
+
 class LiveTruthReader(TruthReader):
     def __init__(self, truths):
         super().__init__([])
@@ -53,11 +62,7 @@ def test_service_plays_a_synthetic_game_into_the_table_and_store(tmp_path):
     store = open_store(tmp_path)
     table = Table(store, "t1")
     service = CameraService(table, SceneSource(scene, truths), lambda: LiveTruthReader(truths))
-    service.start()
-    deadline = time.monotonic() + 120
-    while service._thread is not None and service._thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    service.stop()
+    play_through(service)
     assert service.error is None
     placed = [t.placed for t in table.match.turns]
     assert placed == [dict(t.result.placed) for t in scene.turns]
@@ -115,11 +120,7 @@ def test_a_pipeline_fault_is_reported_and_the_service_goes_on(tmp_path, monkeypa
     monkeypatch.setattr(table, "set_camera_status",
                         lambda st: (seen.append(dict(st)), real_status(st))[1])
     service = CameraService(table, FlakySource(scene, truths), lambda: LiveTruthReader(truths))
-    service.start()
-    deadline = time.monotonic() + 120
-    while service._thread is not None and service._thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    service.stop()
+    play_through(service)
     errors = [st["message"] for st in seen if st.get("state") == "error"]
     assert any("PermissionError" in m for m in errors) and any("OSError" in m for m in errors)
     assert all("trying again" in m for m in errors)
