@@ -1,6 +1,7 @@
 """The camera service drives a live Table: synthetic frames -> pipeline -> rules ->
 store, and the game survives the service stopping."""
 
+import threading
 import time
 
 from zatre_vision.camera.base import Frame, make_lores
@@ -126,3 +127,42 @@ def test_a_pipeline_fault_is_reported_and_the_service_goes_on(tmp_path, monkeypa
     assert all("trying again" in m for m in errors)
     assert [t.placed for t in table.match.turns] == [dict(t.result.placed) for t in scene.turns]
     assert service.error is None and table.state()["camera"]["state"] == "ended"
+
+
+class HangingSource(SceneSource):
+    """A camera whose driver hangs in read() after a few frames, until released."""
+
+    def __init__(self, scene, truths, after=8):
+        super().__init__(scene, truths)
+        self.after, self.reads = after, 0
+        self.release = threading.Event()
+
+    def read(self):
+        self.reads += 1
+        if self.reads == self.after:
+            self.release.wait(20)
+        return super().read()
+
+
+def test_a_camera_hung_in_read_is_reported_stalled_then_ok_again(tmp_path, monkeypatch):
+    monkeypatch.setattr("zatre_vision.tracking.service.STALL_S", 0.3)
+    monkeypatch.setattr("zatre_vision.tracking.service.WATCH_EVERY_S", 0.05)
+    scene = GameScene(31, 480, 360, max_turns=2)
+    truths = []
+    table = Table(open_store(tmp_path), "t1")
+    source = HangingSource(scene, truths)
+    service = CameraService(table, source, lambda: LiveTruthReader(truths))
+    service.start()
+    deadline = time.monotonic() + 30
+    while table.state()["camera"].get("state") != "stalled":
+        assert time.monotonic() < deadline, table.state()["camera"]
+        time.sleep(0.05)
+    assert "no frame from the camera" in table.state()["camera"]["message"]
+    source.release.set()
+    while table.state()["camera"].get("state") == "stalled":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    while service._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.1)                              # the game plays on to its end
+    service.stop()
+    assert [t.placed for t in table.match.turns] == [dict(t.result.placed) for t in scene.turns]

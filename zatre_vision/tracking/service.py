@@ -33,6 +33,10 @@ STATUS_EVERY_S = 2.0
 #: doubling with every fault in a row up to the second figure
 FAULT_RETRY_S = 1.0
 FAULT_RETRY_MAX_S = 30.0
+#: a connected camera with no frame for this long is reported as stalled (checked every
+#: WATCH_EVERY_S)
+STALL_S = 10.0
+WATCH_EVERY_S = 1.0
 
 
 def snapshot_jpeg(image, side: int = SNAPSHOT_SIDE) -> bytes | None:
@@ -63,6 +67,9 @@ class CameraService:
         self._fps_mark = (0.0, 0)
         #: the newest frame read (the dashboard's board registration takes it)
         self.last_frame: Frame | None = None
+        self._frame_at: float | None = None  # when the newest frame came (clock)
+        self._stalled = False
+        self._watchdog: threading.Thread | None = None
 
     # -- control ------------------------------------------------------------------------
     def start(self) -> None:
@@ -71,12 +78,33 @@ class CameraService:
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="camera-service", daemon=True)
         self._thread.start()
+        self._watchdog = threading.Thread(target=self._watch, name="camera-watchdog",
+                                          daemon=True)
+        self._watchdog.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+        if self._watchdog is not None:
+            self._watchdog.join(timeout)
+            self._watchdog = None
+
+    def _watch(self) -> None:
+        """A camera that says it is connected but whose read never returns (a hung
+        driver) would leave the state "ok" for good: after ``STALL_S`` with no frame the
+        table is told, once, until frames come again."""
+        while not self._stop.wait(WATCH_EVERY_S):
+            since = self._frame_at
+            if (since is None or self._stalled or self.source.status.state != "ok"
+                    or self._clock() - since < STALL_S):
+                continue
+            self._stalled = True
+            self.table.set_camera_status({
+                "state": "stalled",
+                "message": f"no frame from the camera for {self._clock() - since:.0f} s: is "
+                           "it still connected? (restart the service if it stays so)"})
 
     def request(self, event: str) -> None:
         """An ``end_turn`` or ``undo`` from the dashboard, a button or the keyboard."""
@@ -104,6 +132,9 @@ class CameraService:
                         if self.source.ended:
                             break
                         continue
+                    self._frame_at = self._clock()
+                    if self._stalled:  # frames again: the next report says so at once
+                        self._stalled, self._status_at = False, 0.0
                     self._step(reader, frame)
                     self.error, delay = None, FAULT_RETRY_S
                 except Exception as exc:  # noqa: BLE001 - report, keep the game, go on
