@@ -123,7 +123,8 @@ def _start_match(data: dict):
         if camera is None:
             abort(409, "this server has no demo source")
         camera.start("demo", players, fresh=True)
-        return done("A simulated game starts in a moment.", url_for("pages.table"))
+        return done("A simulated game starts in a moment (its players draw for who "
+                    "begins).", url_for("pages.table"))
     match_id = run(lambda: ctx().table.new_match(players, starter, teams, source="manual"
                                                  if source == "none" else "camera",
                                                  tournament_id=tournament_id, pairing=pairing))
