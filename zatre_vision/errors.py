@@ -54,6 +54,16 @@ def check_output_file(path: str, option: str = "--out") -> Path:
     return target
 
 
+def check_folder(path: str) -> None:
+    """``path`` can be written as it is: its folder exists and it is not a folder itself
+    (for writers that make no folders; ``check_output_file`` allows missing ones)."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
+    if not p.parent.is_dir():
+        raise InputError(f"{path}: no folder {p.parent}")
+
+
 def run_guarded(call: Callable[[], object]) -> None:
     """Run a click entry point in non-standalone mode and turn every failure into
     one line on standard error with the right exit status.

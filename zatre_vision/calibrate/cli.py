@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import InputError
+from ..errors import InputError, check_folder
 
 
 def _settings(config_file: str | None):
@@ -26,15 +26,6 @@ def _calibration_out(out: str | None, config_file: str | None) -> Path:
     from ..config import calibration_path
 
     return calibration_path(_settings(config_file))
-
-
-def _check_folder(path: str) -> None:
-    """``path`` can be written: its folder exists and it is not a folder itself."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"{path}: is a folder, not a file")
-    if not p.parent.is_dir():
-        raise InputError(f"{path}: no folder {p.parent}")
 
 
 @click.group()
@@ -60,7 +51,7 @@ def target(out: str, kind: str, cols: int, rows: int, square_mm: float, dpi: int
 
     if Path(out).suffix.lower() not in (".png", ".tif", ".tiff"):
         raise InputError(f"{out}: write the target as .png (a lossless image)")
-    _check_folder(out)
+    check_folder(out)
     spec = TargetSpec(kind, cols, rows, square_mm)
     try:
         page = render_target(spec, dpi)
@@ -93,7 +84,7 @@ def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
     from .lens import LensError, calibrate_lens
     from .target import TargetSpec
 
-    _check_folder(out)
+    check_folder(out)
     photos = [(p, load_image(p)) for p in images]
     try:
         result = calibrate_lens(photos, TargetSpec(kind, cols, rows, square_mm))
@@ -139,7 +130,7 @@ def board(image: str | None, out: str | None, lens_file: str | None, markers: bo
         raise InputError(str(exc)) from None
     prev = Path(preview) if preview else target.with_suffix(".preview.jpg")
     if preview:
-        _check_folder(preview)
+        check_folder(preview)
     img = load_image(image) if image else _grab(camera_spec, config_file)
     lens = None
     if lens_file:

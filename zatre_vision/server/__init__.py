@@ -52,6 +52,13 @@ def one_line(message: str) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
 
 
+def _error_reply(code: int, name: str, message: str):
+    """An error as the client wants it: ``{"error", "status"}`` JSON or the error page."""
+    if wants_json():
+        return jsonify({"error": message, "status": code}), code
+    return render_template("error.html", code=code, name=name, message=message), code
+
+
 class RecordId(IntegerConverter):
     """``<int:...>`` in a route: ids beyond what the database can hold are not found
     (404) instead of an overflow in the query."""
@@ -99,33 +106,24 @@ def create_app(config: Settings, table: Table, store: Store,
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
-        code = exc.code or 500
-        message = one_line(exc.description or exc.name)
-        if wants_json():
-            return jsonify({"error": message, "status": code}), code
-        return render_template("error.html", code=code, name=exc.name, message=message), code
+        return _error_reply(exc.code or 500, exc.name, one_line(exc.description or exc.name))
 
     @app.errorhandler(StoreError)
     def _store_failed(exc: StoreError):
         # disk full, read-only or locked: the table kept the match as it was stored
         app.logger.error("%s %s: %s", request.method, request.path, exc)
-        message = one_line(f"{exc}: the change was not saved; free disk space or check "
-                           "the data folder, then try again")
-        if wants_json():
-            return jsonify({"error": message, "status": 503}), 503
-        return render_template("error.html", code=503, name="Service Unavailable",
-                               message=message), 503
+        return _error_reply(503, "Service Unavailable",
+                            one_line(f"{exc}: the change was not saved; free disk space or "
+                                     "check the data folder, then try again"))
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         # a fault of ours: the traceback goes to the server's log, the client gets one
         # line; the match is kept as it was stored before the request
         app.logger.exception("unexpected error on %s %s", request.method, request.path)
-        message = f"internal error ({type(exc).__name__}); the server log has the details"
-        if wants_json():
-            return jsonify({"error": message, "status": 500}), 500
-        return render_template("error.html", code=500, name="Internal Server Error",
-                               message=message), 500
+        return _error_reply(500, "Internal Server Error",
+                            f"internal error ({type(exc).__name__}); the server log has "
+                            "the details")
 
     @app.after_request
     def _headers(resp):

@@ -7,11 +7,11 @@ import re
 
 from flask import abort, request
 
+from ..config import PIN_PATTERN
 from ..rules.board import CELL_SET, is_grid_name
 from ..rules.board import grid_index as _grid_index
 
 NAME_RE = re.compile(r"^[\w][\w .'\-&]{0,23}$", re.UNICODE)
-PIN_RE = re.compile(r"^[0-9]{4,12}$")
 SEASON_RE = re.compile(r"^[\w][\w .'/\-&]{0,39}$", re.UNICODE)
 #: a path on this server to go back to after a form: no scheme, no host, nothing a
 #: browser would read as another site (``//host``, ``/\\host``, control characters)
@@ -176,7 +176,7 @@ def minus_points(data: dict, players: list[str]) -> dict[str, int]:
 
 
 def pin(raw, field: str = "PIN") -> str:
-    if not isinstance(raw, str) or not PIN_RE.match(raw.strip()):
+    if not isinstance(raw, str) or not PIN_PATTERN.fullmatch(raw.strip()):
         abort(400, f"the {field} is 4 to 12 digits")
     return raw.strip()
 

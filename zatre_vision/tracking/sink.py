@@ -13,16 +13,16 @@ from collections.abc import Callable, Mapping, Sequence
 from ..match import Match, MatchError
 from ..rules.board import NAMES, NEIGHBOURS, cell_index
 from ..rules.record import RecordTurn
+from ..rules.tiles import FIRST_HAND
 from .tracker import ALL_CELLS
 
-FIRST_TURN_TILES = 3
 TURN_TILES = 2
 
 
 def full_turn(first: bool, members: int = 1) -> int:
     """Tiles a turn holds when nothing was kept back: three on the first turn, else
     two for each member of the seat (a team draws two per member, rules.md)."""
-    return FIRST_TURN_TILES if first else TURN_TILES * members
+    return FIRST_HAND if first else TURN_TILES * members
 
 
 def keeps_tiles_back(turns: Sequence[RecordTurn], player: str,

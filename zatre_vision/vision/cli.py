@@ -147,15 +147,12 @@ def _check_calibration_target(path: str) -> None:
     """Before any reading: ``path`` can take a calibration (its folder exists, and it is
     not some other file that saving would overwrite)."""
     from ..calibrate.files import read_raw
+    from ..errors import check_folder
     from .calibration import CalibrationError
 
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{path}: is a folder, not a calibration file")
-    if not target.parent.is_dir():
-        raise InputError(f"{path}: no folder {target.parent}")
+    check_folder(path)
     try:
-        read_raw(target)
+        read_raw(path)
     except CalibrationError as exc:
         raise InputError(str(exc)) from None
 
