@@ -86,6 +86,28 @@ def score(game: str, indent: int | None) -> None:
 
 
 @main.command()
+@click.argument("game", metavar="GAME.json")
+@click.option("--indent", type=click.IntRange(0, 8), default=None,
+              help="Pretty-print the JSON with this indent.")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=None,
+              help="Legal moves compared per turn at most [default: 2000].")
+def analyse(game: str, indent: int | None, limit: int | None) -> None:
+    """Analyse a recorded game (zatre score format): for every turn the best move of
+    the hand, the points missed and the top alternatives; per player a summary."""
+    from .rules.analysis import ANALYSIS_LIMIT, analyse_record
+    from .rules.record import RecordError, parse_record
+
+    data = read_json_file(game)
+    if isinstance(data, dict) and data.get("variant") == "cards":
+        raise InputError(f"{game}: a card-game record: the analysis is for the board game only")
+    try:
+        record = parse_record(data)
+    except RecordError as exc:
+        raise InputError(f"{game}: {exc}") from None
+    emit_json(analyse_record(record, limit or ANALYSIS_LIMIT).to_json(), indent)
+
+
+@main.command()
 @click.option("--players", default="Ann,Ben", show_default=True,
               help="Comma-separated player names (2 to 6).")
 @click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")

@@ -1,0 +1,442 @@
+"""After the match: every turn set against the best move its hand allowed.
+
+Pure: a validated record in, an analysis out (no I/O). For each turn it finds the
+hand the player certainly held (``known_hand``), lists the legal moves of that hand
+on the board as it was (``moves.legal_index_placements``) and values each by two
+measures:
+
+- **points**: what the move adds to the sheet's total at once (its lines' points in
+  their boxes, a row's printed bonus completed, doubled in a crossed row);
+- **value**: the change of ``moves.sheet_value`` (the total plus what open rows,
+  crosses and the doubling still to come are likely worth), the measure the
+  simulated greedy player and the coach use.
+
+Points missed = best minus played, by each measure. The move played is always among
+the moves compared, so nothing missed is ever negative, and a player who always takes
+the best move by one measure misses zero by it.
+
+**Hands.** A turn's hand is certain when the record declares it (``hand``: the tiles
+placed plus those declared held), or when it follows from the rules (rule 6): a
+player whose hand was empty draws a full turn (three on the first turn of the game,
+two per member of the seat) and placed a full turn, or a player whose leftovers are
+known drew nothing (two or more, one placeable) or drew one tile that the turn shows.
+Otherwise some tiles were kept back and never declared: the turn says so, and only
+the tiles placed are analysed (other ways to place those same tiles). That is
+certain as far as it goes: when the played turn was legal, those moves were legal
+too, so the points missed are *at least* what it reports (``lower_bound``).
+
+**The cap.** A carried-over hand of many tiles can have millions of legal moves.
+Past ``limit`` placements the search keeps only the first ``limit`` in its fixed order
+(still only placements of the right size with the fewest bare light cells, so every
+move listed is legal); a better move beyond them would go unseen, so a capped turn
+says so and its points missed are a lower bound as well.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .board import CELL_SET, DOWN, LIGHT, NAMES, RIGHT, Board, grid_index
+from .moves import legal_index_placements, placeable_values, sheet_value
+from .record import GameRecord, ReplayedTurn, run_replay
+from .search import Placement, in_scoring_line
+from .sheet import ScoreSheet
+from .tiles import FIRST_HAND
+from .turn import LINE_POINTS, SUMS
+
+#: The most legal placements compared in one turn (see the module doc, "The cap").
+ANALYSIS_LIMIT = 2_000
+#: Alternatives listed per turn.
+TOP_ALTERNATIVES = 3
+#: Turns listed as a player's costliest.
+COSTLIEST = 3
+#: Sheet values closer than this are equal (float sums in a different order).
+EPSILON = 1e-9
+
+TURN_TILES = 2
+
+
+@dataclass(frozen=True)
+class Option:
+    """One move valued by both measures."""
+
+    placed: dict[str, int]
+    points: int
+    value: float
+
+    def to_json(self) -> dict:
+        return {"placed": dict(self.placed), "points": self.points, "value": round(self.value, 3)}
+
+
+@dataclass(frozen=True)
+class KnownHand:
+    """What the analysis may take as the hand of one turn.
+
+    ``tiles``: the tiles analysed; the whole hand when ``complete``, else only the
+    tiles placed (the rest were kept back earlier and never declared). ``source``
+    says how it is known: ``declared`` (the record's hand), ``rules`` (follows from
+    rule 6 and earlier turns) or ``placed-only``."""
+
+    tiles: tuple[int, ...]
+    complete: bool
+    source: str
+
+
+@dataclass
+class TurnAnalysis:
+    number: int
+    player: str
+    hand: KnownHand
+    legal: bool
+    applied: bool
+    played: Option | None
+    best_points: Option | None
+    best_value: Option | None
+    alternatives: list[Option]
+    placements: int
+    capped: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def counted(self) -> bool:
+        """Whether this turn's points missed count (a legal, scored move)."""
+        return self.played is not None and self.best_points is not None
+
+    @property
+    def missed_points(self) -> int | None:
+        if not self.counted:
+            return None
+        return max(0, self.best_points.points - self.played.points)
+
+    @property
+    def missed_value(self) -> float | None:
+        if not self.counted:
+            return None
+        missed = self.best_value.value - self.played.value
+        return 0.0 if missed < EPSILON else missed
+
+    @property
+    def lower_bound(self) -> bool:
+        """Points missed are only a floor: the hand was not fully known, or capped."""
+        return not self.hand.complete or self.capped
+
+    def to_json(self) -> dict:
+        missed_value = self.missed_value
+        return {
+            "number": self.number,
+            "player": self.player,
+            "hand": list(self.hand.tiles) if self.hand.complete else None,
+            "hand_known": self.hand.complete,
+            "hand_source": self.hand.source,
+            "tiles_analysed": list(self.hand.tiles),
+            "legal": self.legal,
+            "applied": self.applied,
+            "played": self.played.to_json() if self.played else None,
+            "best_by_points": self.best_points.to_json() if self.best_points else None,
+            "best_by_value": self.best_value.to_json() if self.best_value else None,
+            "missed_points": self.missed_points,
+            "missed_value": None if missed_value is None else round(missed_value, 3),
+            "lower_bound": self.lower_bound,
+            "alternatives": [a.to_json() for a in self.alternatives],
+            "placements": self.placements,
+            "capped": self.capped,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class PlayerSummary:
+    player: str
+    turns: int
+    counted: int
+    best_by_points: int
+    best_by_value: int
+    points_missed: int
+    value_missed: float
+    lower_bound_turns: int
+    costliest: list[TurnAnalysis]
+
+    def to_json(self) -> dict:
+        def share(n: int) -> float | None:
+            return round(n / self.counted, 3) if self.counted else None
+
+        return {
+            "turns": self.turns,
+            "turns_counted": self.counted,
+            "best_moves_by_points": self.best_by_points,
+            "best_moves_by_value": self.best_by_value,
+            "best_share_by_points": share(self.best_by_points),
+            "best_share_by_value": share(self.best_by_value),
+            "points_missed": self.points_missed,
+            "value_missed": round(self.value_missed, 3),
+            "points_missed_per_turn": share(self.points_missed),
+            "lower_bound_turns": self.lower_bound_turns,
+            "costliest": [{"number": t.number, "missed_points": t.missed_points,
+                           "missed_value": round(t.missed_value or 0.0, 3),
+                           "played": t.played.to_json() if t.played else None,
+                           "best": t.best_points.to_json() if t.best_points else None}
+                          for t in self.costliest],
+        }
+
+
+@dataclass
+class Analysis:
+    players: list[str]
+    turns: list[TurnAnalysis]
+    summary: dict[str, PlayerSummary]
+    limit: int
+
+    def to_json(self) -> dict:
+        return {
+            "players": list(self.players),
+            "limit": self.limit,
+            "turns": [t.to_json() for t in self.turns],
+            "summary": {p: s.to_json() for p, s in self.summary.items()},
+        }
+
+
+# -- hands ------------------------------------------------------------------------------
+
+
+def _full_turn(first: bool, members: int) -> int:
+    return FIRST_HAND if first else TURN_TILES * members
+
+
+def known_hand(declared: Sequence[int] | None, placed_values: Sequence[int],
+               before: list[int] | None, board: Board, members: int = 1) -> KnownHand:
+    """The hand of one turn as far as it is certain.
+
+    ``before``: the tiles the player certainly holds at the start of the turn before
+    any draw (``[]``: an empty hand; None: not known). ``board`` is the board before the
+    turn (the first turn of the game when it is empty)."""
+    placed = Counter(placed_values)
+    if declared is not None:
+        return KnownHand(tuple(sorted(declared)), True, "declared")
+    if before is not None:
+        if not before:
+            full = _full_turn(board.count == 0, members)
+            if sum(placed.values()) == full:
+                return KnownHand(tuple(sorted(placed.elements())), True, "rules")
+        elif len(before) >= 2 and placeable_values(board) & set(before):
+            if not placed - Counter(before):  # drew nothing: the hand is what was kept
+                return KnownHand(tuple(sorted(before)), True, "rules")
+        else:
+            drawn = placed - Counter(before)
+            if sum(drawn.values()) == 1:  # the one tile drawn is among those placed
+                return KnownHand(tuple(sorted([*before, *drawn.elements()])), True, "rules")
+    return KnownHand(tuple(sorted(placed.elements())), False, "placed-only")
+
+
+def _left_after(hand: KnownHand, placed_values: Sequence[int], applied: bool) -> list[int] | None:
+    if not hand.complete or not applied:
+        return None
+    rest = Counter(hand.tiles)
+    rest.subtract(placed_values)
+    if any(n < 0 for n in rest.values()):
+        return None
+    return sorted(rest.elements())
+
+
+# -- valuing moves --------------------------------------------------------------------------
+
+
+class _Valuer:
+    """Both measures of the moves on one board for one sheet, sharing the work of
+    moves that enter the same points and crosses."""
+
+    def __init__(self, board: Board, sheet: ScoreSheet):
+        self.board = board
+        self.values = list(board.values)  # scratch copy: a move's tiles go in and out
+        self.sheet = sheet
+        self.total_before = sheet.rows_total
+        self.value_before = sheet_value(sheet)
+        self._cache: dict[tuple, tuple[int, float]] = {}
+
+    def entry(self, points: dict[int, int], crosses: int) -> tuple[int, float]:
+        key = (tuple(sorted(points.items())), crosses)
+        got = self._cache.get(key)
+        if got is None:
+            after = self.sheet.copy()
+            after.enter(points, crosses)
+            got = (after.rows_total - self.total_before, sheet_value(after) - self.value_before)
+            self._cache[key] = got
+        return got
+
+    def measure(self, placement: Placement) -> tuple[int, float]:
+        """(points, value) of one legal placement."""
+        values = self.values
+        for i, v in placement:
+            values[i] = v
+        points, crosses = turn_points(values, placement)
+        for i, _ in placement:
+            values[i] = 0
+        return self.entry(points, crosses)
+
+    def option(self, placement: Placement) -> Option:
+        total, value = self.measure(placement)
+        return Option({NAMES[i]: v for i, v in placement}, total, value)
+
+
+def turn_points(values: list[int], placement: Placement) -> tuple[dict[int, int], int]:
+    """Points by sum and crosses of a placement already in ``values``: what
+    ``turn.score_lines`` gives, without building the lines (the analysis values
+    thousands of moves a turn)."""
+    points = dict.fromkeys(SUMS, 0)
+    seen = set()
+    for i, _ in placement:
+        for step in (RIGHT, DOWN):
+            first = i
+            while values[first - step]:
+                first -= step
+            if (first, step) in seen:
+                continue
+            seen.add((first, step))
+            j, total, n = first, 0, 0
+            while values[j]:
+                total += values[j]
+                n += 1
+                j += step
+            if n >= 2 and total in LINE_POINTS:
+                points[total] += LINE_POINTS[total]
+    crosses = sum(1 for i, _ in placement if i in LIGHT and in_scoring_line(values, i))
+    return points, crosses
+
+
+def _placement_of(placed: dict[str, int]) -> Placement | None:
+    """The index placement of a played turn, or None when it names no empty cell
+    (a turn that was not applied)."""
+    out = []
+    for name, v in placed.items():
+        i = grid_index(name)
+        if i not in CELL_SET:
+            return None
+        out.append((i, v))
+    return tuple(sorted(out))
+
+
+def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: ReplayedTurn,
+                 number: int, limit: int = ANALYSIS_LIMIT) -> TurnAnalysis:
+    """One turn: ``board`` and ``sheet`` as they were before it."""
+    turn, result = replayed.turn, replayed.result
+    notes: list[str] = []
+    valuer = _Valuer(board, sheet)
+    placements = legal_index_placements(board, hand.tiles, limit=limit + 1)
+    capped = len(placements) > limit
+    placements = placements[:limit]
+    if capped:
+        notes.append(f"more than {limit} legal moves: only the first {limit} in the search's "
+                     "order were compared (a better one may exist)")
+    if not hand.complete:
+        notes.append("hand not fully known (tiles kept back earlier were never declared): "
+                     + ("only other ways to place the tiles placed are compared, so at least "
+                        "this much was missed" if hand.tiles else "nothing certain to analyse"))
+
+    # (points, value, placement) of every move compared; a pass has the placement ()
+    measured = [(*valuer.measure(p), p) for p in placements if p]
+    played: Option | None = None
+    if replayed.applied and result.legal:
+        points, value = valuer.entry(result.points, result.crosses)
+        played = Option(dict(turn.placed), points, value)
+        placement = _placement_of(turn.placed)
+        if placement and placement not in set(placements):
+            measured.append((points, value, placement))  # beyond the cap: compare it too
+    elif replayed.applied:
+        notes.append("the turn broke a rule and was scored as the table accepted it: "
+                     "not counted as points missed")
+    else:
+        notes.append("the turn broke a rule and was not scored: not counted as points missed")
+
+    best_points = best_value = None
+    alternatives: list[Option] = []
+    if measured:
+        by_value = sorted(measured, key=lambda m: (-m[1], -m[0], m[2]))
+        best_value = _option(by_value[0])
+        best_points = _option(min(measured, key=lambda m: (-m[0], -m[1], m[2])))
+        played_key = _placement_of(turn.placed)
+        alternatives = [_option(m) for m in by_value[:TOP_ALTERNATIVES + 1]
+                        if m[2] != played_key][:TOP_ALTERNATIVES]
+    elif hand.complete and placements == [()]:
+        best_points = best_value = Option({}, 0, 0.0)  # nothing placeable: a pass is best
+        notes.append("no tile of the hand could be placed")
+
+    return TurnAnalysis(
+        number=number, player=turn.player, hand=hand, legal=result.legal,
+        applied=replayed.applied, played=played, best_points=best_points,
+        best_value=best_value, alternatives=alternatives,
+        placements=len(placements), capped=capped, notes=notes)
+
+
+def _option(measured: tuple[int, float, Placement]) -> Option:
+    points, value, placement = measured
+    return Option({NAMES[i]: v for i, v in placement}, points, value)
+
+
+# -- the whole record -------------------------------------------------------------------------
+
+
+def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
+                   progress=None) -> Analysis:
+    """Analyse every turn of a validated record (replayed as ``zatre score`` does).
+
+    ``progress(done, total)`` (optional) is called after each turn."""
+    replay = run_replay(record)
+    board = Board()
+    sheets = {p: ScoreSheet() for p in record.players}
+    before: dict[str, list[int] | None] = {p: [] for p in record.players}
+    out: list[TurnAnalysis] = []
+    total = len(replay.turns)
+    for number, replayed in enumerate(replay.turns, start=1):
+        turn = replayed.turn
+        placed_values = [v for v in turn.placed.values()]
+        hand = known_hand(turn.hand, placed_values, before[turn.player], board,
+                          record.teams.get(turn.player, 1))
+        out.append(analyse_turn(board, sheets[turn.player], hand, replayed, number, limit))
+        before[turn.player] = _left_after(hand, placed_values, replayed.applied)
+        if replayed.applied:
+            board = board.copy()
+            for name, value in turn.placed.items():
+                index = grid_index(name)
+                if index in CELL_SET and not board.values[index]:
+                    board.put(index, value)
+            sheets[turn.player].enter(replayed.result.points, replayed.result.crosses)
+        if progress is not None:
+            progress(number, total)
+    return Analysis(list(record.players), out, summarise(record.players, out), limit)
+
+
+def summarise(players: Sequence[str], turns: Sequence[TurnAnalysis]) -> dict[str, PlayerSummary]:
+    out = {}
+    for player in players:
+        mine = [t for t in turns if t.player == player]
+        counted = [t for t in mine if t.counted]
+        costly = sorted((t for t in counted if t.missed_points or t.missed_value),
+                        key=lambda t: (-(t.missed_points or 0), -(t.missed_value or 0.0),
+                                       t.number))
+        out[player] = PlayerSummary(
+            player=player,
+            turns=len(mine),
+            counted=len(counted),
+            best_by_points=sum(1 for t in counted if t.missed_points == 0),
+            best_by_value=sum(1 for t in counted if t.missed_value == 0.0),
+            points_missed=sum(t.missed_points or 0 for t in counted),
+            value_missed=sum(t.missed_value or 0.0 for t in counted),
+            lower_bound_turns=sum(1 for t in counted if t.lower_bound),
+            costliest=costly[:COSTLIEST],
+        )
+    return out
+
+
+__all__ = [
+    "ANALYSIS_LIMIT",
+    "Analysis",
+    "KnownHand",
+    "Option",
+    "PlayerSummary",
+    "TurnAnalysis",
+    "analyse_record",
+    "analyse_turn",
+    "known_hand",
+    "summarise",
+]
