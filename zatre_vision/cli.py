@@ -148,6 +148,24 @@ def bench_rules(out: str, positions: int) -> None:
     click.echo(f"results written to {out}", err=True)
 
 
+@bench.command("analyse")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/analyse.json", show_default=True)
+@click.option("--hard", type=click.IntRange(1, 40), default=8, show_default=True,
+              help="Hard turns (carried-over hands of 6 to 9 tiles on late boards).")
+def bench_analyse(out: str, hard: int) -> None:
+    """zatre analyse on a 60-turn 3-player match plus hard turns (one core)."""
+    from .bench.analysis_bench import run_analysis_benchmark
+
+    check_output_file(out)
+    command = f"zatre bench analyse --hard {hard}"
+    result = run_analysis_benchmark(hard=hard, progress=True, command=command)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
 @bench.command("tracking")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="[default: benchmarks/results/tracking.json, or tracking-wide.json "

@@ -1,6 +1,7 @@
 """The match analysis (rules/analysis.py): best moves, points missed, known hands."""
 
 import random
+from collections import Counter
 from functools import lru_cache
 
 import pytest
@@ -13,6 +14,7 @@ from zatre_vision.rules.analysis import (
     analyse_record,
     analyse_turn,
     known_hand,
+    legal_moves,
     turn_points,
 )
 from zatre_vision.rules.board import NAMES, cell_index
@@ -221,7 +223,7 @@ def test_a_capped_turn_says_so_and_still_compares_the_move_played():
         assert c.missed_points >= 0
         assert c.missed_points <= f.missed_points  # a floor of the full figure
         if c.capped:
-            assert c.lower_bound and any("more than 1 legal" in n for n in c.notes)
+            assert c.lower_bound and any("too many legal moves" in n for n in c.notes)
 
 
 def test_a_pass_with_nothing_placeable_misses_nothing():
@@ -242,3 +244,20 @@ def test_summary_lists_the_costliest_turns_first():
     missed = [c["missed_points"] for c in summary["costliest"]]
     assert missed == sorted(missed, reverse=True) and len(missed) <= 3
     assert summary["turns"] == 15 and summary["points_missed"] >= sum(missed)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2_000), st.integers(6, 20), st.integers(1, 40), st.integers(1, 300),
+       st.randoms(use_true_random=False))
+def test_every_move_the_bounded_search_returns_is_legal(seed, turns, limit, budget, rnd):
+    cells, _ = position(seed, turns)
+    board = board_of(cells)
+    left = Counter(TILE_SET)
+    left.subtract(v for _, v in cells)
+    hand = sorted(rnd.sample(sorted(left.elements()), rnd.randint(2, 3)))
+    moves, capped = legal_moves(board, hand, limit, budget)
+    every = legal_index_placements(board, hand)
+    assert 1 <= len(moves) <= limit and set(moves) <= set(every)
+    assert capped == (set(moves) != set(every))
+    for p in moves[:5]:
+        assert check_turn(board, {NAMES[i]: v for i, v in p}, hand=hand).legal

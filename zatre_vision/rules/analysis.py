@@ -41,13 +41,22 @@ from dataclasses import dataclass, field
 from .board import CELL_SET, DOWN, LIGHT, NAMES, RIGHT, Board, grid_index
 from .moves import legal_index_placements, placeable_values, sheet_value
 from .record import GameRecord, ReplayedTurn, run_replay
-from .search import Placement, in_scoring_line
+from .search import (
+    Placement,
+    in_scoring_line,
+    iter_placements,
+    largest_placeable,
+    placement_nonscoring_light,
+)
 from .sheet import ScoreSheet
 from .tiles import FIRST_HAND
 from .turn import LINE_POINTS, SUMS
 
 #: The most legal placements compared in one turn (see the module doc, "The cap").
 ANALYSIS_LIMIT = 2_000
+#: Placements the search may visit in one turn, per move it may compare, before it
+#: settles for what it has (see ``legal_moves``).
+BUDGET_PER_MOVE = 10
 #: Alternatives listed per turn.
 TOP_ALTERNATIVES = 3
 #: Turns listed as a player's costliest.
@@ -239,6 +248,53 @@ def _left_after(hand: KnownHand, placed_values: Sequence[int], applied: bool) ->
     return sorted(rest.elements())
 
 
+# -- the legal moves of a hand ------------------------------------------------------------
+
+
+def legal_moves(board: Board, hand: Sequence[int], limit: int = ANALYSIS_LIMIT,
+                budget: int | None = None) -> tuple[list[Placement], bool]:
+    """Legal placements of ``hand`` (as ``moves.legal_index_placements`` defines them)
+    and whether the list was capped: at most ``limit``, and, past ``budget`` placements
+    visited (``BUDGET_PER_MOVE * limit`` unless given), the ones found so far.
+
+    Every placement returned is legal. The search keeps those with the fewest bare
+    light cells seen so far; when the budget runs out before that count reached 0, a
+    placement on dark cells only (0 bare light cells, so legal) is looked for, and the
+    first ``limit`` of those are taken; only when there is none does the search go on
+    to the end (``legal_index_placements``, however long: the moves listed must be
+    legal)."""
+    budget = budget if budget is not None else BUDGET_PER_MOVE * limit
+    first = board.count == 0
+    size = largest_placeable(board, hand, first)
+    if size == 0:
+        return [()], False
+    kept: list[Placement] = []
+    fewest: int | None = None
+    for visited, p in enumerate(iter_placements(board, hand, size, first), start=1):
+        n = placement_nonscoring_light(board, p)
+        if fewest is None or n < fewest:
+            fewest, kept = n, [p]
+        elif n == fewest:
+            kept.append(p)
+        if fewest == 0 and len(kept) > limit:
+            return kept[:limit], True
+        if visited >= budget:
+            break
+    else:
+        return kept[:limit], len(kept) > limit
+    if fewest == 0:
+        return kept[:limit], True
+    dark = []
+    for p in iter_placements(board, hand, size, first, avoid=LIGHT):
+        dark.append(p)
+        if len(dark) >= limit:
+            break
+    if dark:
+        return dark, True
+    full = legal_index_placements(board, hand, first, limit + 1)
+    return full[:limit], len(full) > limit
+
+
 # -- valuing moves --------------------------------------------------------------------------
 
 
@@ -322,12 +378,10 @@ def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: Rep
     turn, result = replayed.turn, replayed.result
     notes: list[str] = []
     valuer = _Valuer(board, sheet)
-    placements = legal_index_placements(board, hand.tiles, limit=limit + 1)
-    capped = len(placements) > limit
-    placements = placements[:limit]
+    placements, capped = legal_moves(board, hand.tiles, limit)
     if capped:
-        notes.append(f"more than {limit} legal moves: only the first {limit} in the search's "
-                     "order were compared (a better one may exist)")
+        notes.append(f"too many legal moves to compare all: {len(placements)} of them were "
+                     "(a better one may exist)")
     if not hand.complete:
         notes.append("hand not fully known (tiles kept back earlier were never declared): "
                      + ("only other ways to place the tiles placed are compared, so at least "

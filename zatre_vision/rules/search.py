@@ -80,11 +80,14 @@ def _initial_frontier(board: Board, first_turn: bool) -> frozenset[int]:
 
 
 def iter_placements(
-    board: Board, tiles: Sequence[int], size: int, first_turn: bool = False
+    board: Board, tiles: Sequence[int], size: int, first_turn: bool = False,
+    avoid: frozenset[int] = frozenset(),
 ) -> Iterator[Placement]:
     """Every distinct admissible placement of exactly ``size`` of ``tiles``.
 
     ``tiles`` is a multiset of values; which ``size`` of them are used is free.
+    ``avoid``: cells no tile may take (the analysis asks for placements on dark
+    cells only, which are legal whenever ``size`` tiles is the most placeable).
     """
     if size <= 0:
         yield ()
@@ -92,8 +95,8 @@ def iter_placements(
     values = list(board.values)
     remaining = sorted(tiles)
     seen: set[frozenset[tuple[int, int]]] = set()
-    yield from _grow(values, _initial_frontier(board, first_turn), remaining, size,
-                     frozenset(), seen)
+    yield from _grow(values, _initial_frontier(board, first_turn) - avoid, remaining, size,
+                     frozenset(), seen, avoid)
 
 
 def _grow(
@@ -103,6 +106,7 @@ def _grow(
     size: int,
     placed: frozenset[tuple[int, int]],
     seen: set[frozenset[tuple[int, int]]],
+    avoid: frozenset[int] = frozenset(),
 ) -> Iterator[Placement]:
     distinct = sorted(set(remaining))
     last = len(placed) + 1 == size
@@ -119,7 +123,8 @@ def _grow(
                         rest = list(remaining)
                         rest.remove(v)
                         grown = frontier.union(n for n in NEIGHBOURS[cell] if not values[n])
-                        yield from _grow(values, grown - {cell}, rest, size, key, seen)
+                        grown = grown - {cell} - avoid if avoid else grown - {cell}
+                        yield from _grow(values, grown, rest, size, key, seen, avoid)
             values[cell] = 0
 
 
