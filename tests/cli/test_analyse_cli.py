@@ -41,3 +41,17 @@ def test_bad_input_is_one_line_and_exit_2(zatre, tmp_path):
         assert proc.returncode == 2 and proc.stdout == ""
         assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert zatre("analyse", str(tmp_path / "missing.json")).returncode == 2
+
+
+def test_the_readme_example(zatre, tmp_path):
+    record = {"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": {"H8": 6, "H7": 5, "G7": 5}},
+        {"player": "Ben", "placed": {"G8": 4, "G9": 2}, "hand": [2, 4]}]}
+    out = json.loads(zatre("analyse", write(tmp_path, record)).stdout)
+    ben = out["turns"][1]
+    # played: G8-H8 = 10 (1) and G7-G8-G9 = 11 (2), the cross on light G9 doubles row 1
+    assert ben["played"] == {"placed": {"G8": 4, "G9": 2}, "points": 6, "value": 11.775}
+    # best: G7-H7-I7 = 12 (4) and G8-H8 = 10 (1), the cross on light I7 doubles: 10
+    assert ben["best_by_points"] == {"placed": {"I7": 2, "G8": 4}, "points": 10,
+                                     "value": 14.51}
+    assert ben["missed_points"] == 4 and out["summary"]["Ben"]["points_missed"] == 4

@@ -405,10 +405,12 @@ def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: Rep
     best_points = best_value = None
     alternatives: list[Option] = []
     if measured:
-        by_value = sorted(measured, key=lambda m: (-m[1], -m[0], m[2]))
+        # ties go to the move played, then to the first by cell
+        played_key = _placement_of(turn.placed) if played is not None else None
+        by_value = sorted(measured, key=lambda m: (-m[1], -m[0], m[2] != played_key, m[2]))
         best_value = _option(by_value[0])
-        best_points = _option(min(measured, key=lambda m: (-m[0], -m[1], m[2])))
-        played_key = _placement_of(turn.placed)
+        best_points = _option(min(measured, key=lambda m: (-m[0], -m[1], m[2] != played_key,
+                                                           m[2])))
         alternatives = [_option(m) for m in by_value[:TOP_ALTERNATIVES + 1]
                         if m[2] != played_key][:TOP_ALTERNATIVES]
     elif hand.complete and placements == [()]:
@@ -475,7 +477,7 @@ def summarise(players: Sequence[str], turns: Sequence[TurnAnalysis]) -> dict[str
             best_by_points=sum(1 for t in counted if t.missed_points == 0),
             best_by_value=sum(1 for t in counted if t.missed_value == 0.0),
             points_missed=sum(t.missed_points or 0 for t in counted),
-            value_missed=sum(t.missed_value or 0.0 for t in counted),
+            value_missed=sum((t.missed_value or 0.0 for t in counted), 0.0),
             lower_bound_turns=sum(1 for t in counted if t.lower_bound),
             costliest=costly[:COSTLIEST],
         )
