@@ -63,12 +63,13 @@ def test_migrations_are_numbered_and_idempotent(tmp_path):
     store = open_store(tmp_path)
     assert store.schema_version() == len(MIGRATIONS)
     store.conn.execute("UPDATE schema_version SET version = 1")
+    store.conn.execute("DROP TABLE analyses")
     store.conn.execute("DROP TABLE tournaments")
     store.conn.execute("ALTER TABLE matches DROP COLUMN pairing")
     store.conn.execute("ALTER TABLE matches DROP COLUMN tournament_id")
     store.close()
-    again = open_store(tmp_path)  # applies migration 2 only
-    assert again.schema_version() == 2 and again.tournaments() == []
+    again = open_store(tmp_path)  # applies migrations 2 and 3 only
+    assert again.schema_version() == len(MIGRATIONS) and again.tournaments() == []
     assert again.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     again.conn.execute("UPDATE schema_version SET version = 99")
     again.close()

@@ -22,7 +22,7 @@ def pg():
     store = open_store(None, URL)
     yield store
     with store.transaction():
-        for t in ("events", "tables", "matches", "tournaments", "players", "settings",
+        for t in ("analyses", "events", "tables", "matches", "tournaments", "players", "settings",
                   "schema_version"):
             store._exec(f"DROP TABLE IF EXISTS {t} CASCADE")
     store.close()

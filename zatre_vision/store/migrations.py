@@ -47,4 +47,17 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE matches ADD COLUMN tournament_id INTEGER REFERENCES tournaments (id)",
         "ALTER TABLE matches ADD COLUMN pairing TEXT",
     ],
+    # 3: the stored analysis of a match (``zatre analyse``), computed in the background;
+    # record_key says which version of the match's record it belongs to
+    [
+        """CREATE TABLE analyses (
+            match_id INTEGER PRIMARY KEY REFERENCES matches (id),
+            record_key TEXT NOT NULL,
+            status TEXT NOT NULL,
+            done INTEGER NOT NULL DEFAULT 0,
+            total INTEGER NOT NULL DEFAULT 0,
+            result TEXT,
+            error TEXT,
+            updated TEXT NOT NULL)""",
+    ],
 ]

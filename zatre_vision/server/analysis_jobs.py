@@ -1,0 +1,168 @@
+"""The background analysis of finished matches (``rules.analysis``), stored so that the
+analysis page opens at once.
+
+``AnalysisRunner.ensure(match_id)`` queues a finished board-game match whose stored
+analysis is missing or was computed from another version of its record (a correction
+since); ``request`` queues it whatever is stored (the operator's "Analyse again"). One
+worker thread runs the queue and ends when it is empty; it writes its progress (turns
+done of all) to the store as it goes. ``notice_table`` is called after every request
+to the dashboard: when the table's match has just finished (or was corrected after),
+its analysis starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections import deque
+from contextlib import suppress
+
+from ..rules.analysis import ANALYSIS_LIMIT, analyse_record
+from ..rules.record import RecordError, parse_record
+from ..store import Store, StoreError
+from ..store.analyses import AnalysisStore
+
+log = logging.getLogger(__name__)
+
+#: Progress is written to the store every this many turns.
+PROGRESS_EVERY = 5
+#: Changes when the analysis computes something else from the same record.
+ANALYSIS_VERSION = 1
+
+
+def record_key(row: dict, limit: int = ANALYSIS_LIMIT) -> str:
+    """Names the version of a match that an analysis belongs to."""
+    text = json.dumps({"record": row["record"], "finished": bool(row["finished"]),
+                       "limit": limit, "version": ANALYSIS_VERSION}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def analysable(row: dict) -> bool:
+    return bool(row["finished"]) and row["record"].get("variant", "board") == "board"
+
+
+class AnalysisRunner:
+    def __init__(self, store: Store, table=None, limit: int = ANALYSIS_LIMIT):
+        self.store = store
+        self.analyses = AnalysisStore(store)
+        self.table = table
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._queue: deque[int] = deque()
+        self._worker: threading.Thread | None = None
+        self._idle = threading.Event()
+        self._idle.set()
+        self._seen: tuple | None = None
+
+    # -- asking -------------------------------------------------------------------------
+    def status(self, match_id: int) -> dict | None:
+        """The stored analysis of a match as the page and the API show it (None: no
+        such match). ``status``: ``not-finished``, ``cards``, ``none``, ``queued``,
+        ``running``, ``done`` or ``failed``; ``stale`` when the match changed since."""
+        row = self.store.get_match(match_id)
+        if row is None:
+            return None
+        out = {"match_id": match_id, "status": "none", "done": 0, "total": 0,
+               "stale": False, "error": None, "result": None}
+        if row["record"].get("variant", "board") != "board":
+            return {**out, "status": "cards"}
+        if not row["finished"]:
+            return {**out, "status": "not-finished"}
+        got = self.analyses.get(match_id)
+        if got is None:
+            return out
+        return {**out, "status": got["status"], "done": got["done"], "total": got["total"],
+                "stale": got["record_key"] != record_key(row, self.limit),
+                "error": got["error"], "result": got["result"]}
+
+    def ensure(self, match_id: int) -> bool:
+        """Queue the match when its analysis is missing or stale. True when queued."""
+        row = self.store.get_match(match_id)
+        if row is None or not analysable(row):
+            return False
+        got = self.analyses.get(match_id)
+        key = record_key(row, self.limit)
+        if got is not None and got["record_key"] == key:
+            return False  # done, running, queued or failed for this very record
+        return self._enqueue(match_id, key, len(row["record"].get("turns", [])))
+
+    def request(self, match_id: int) -> bool:
+        """Queue the match whatever is stored (False: not a finished board game)."""
+        row = self.store.get_match(match_id)
+        if row is None or not analysable(row):
+            return False
+        return self._enqueue(match_id, record_key(row, self.limit),
+                             len(row["record"].get("turns", [])))
+
+    def notice_table(self) -> None:
+        """Start the analysis of the table's match once it is finished (again)."""
+        table = self.table
+        if table is None or table.match_id is None:
+            return
+        seen = (table.match_id, table.version)
+        if seen == self._seen:
+            return
+        self._seen = seen
+        if getattr(table.match, "finished", False):
+            self.ensure(table.match_id)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the queue is empty and no job runs (True), or ``timeout``."""
+        return self._idle.wait(timeout)
+
+    # -- running ------------------------------------------------------------------------
+    def _enqueue(self, match_id: int, key: str, turns: int) -> bool:
+        with self._lock:
+            if match_id in self._queue:
+                return False
+            self.analyses.set_status(match_id, key, "queued", total=turns)
+            self._queue.append(match_id)
+            self._idle.clear()
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._work, name="zatre-analysis",
+                                                daemon=True)
+                self._worker.start()
+        return True
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._worker = None
+                    self._idle.set()
+                    return
+                match_id = self._queue.popleft()
+            try:
+                self.run_one(match_id)
+            except Exception:  # noqa: BLE001 - a fault of ours: logged, the next job runs
+                log.exception("analysis of match %s failed", match_id)
+
+    def run_one(self, match_id: int) -> None:
+        """Analyse one match now (in the calling thread) and store the result."""
+        row = self.store.get_match(match_id)
+        if row is None or not analysable(row):
+            return
+        key = record_key(row, self.limit)
+        try:
+            record = parse_record(row["record"])
+        except RecordError as exc:
+            self.analyses.set_status(match_id, key, "failed", error=f"bad record: {exc}")
+            return
+        total = len(record.turns)
+        self.analyses.set_status(match_id, key, "running", total=total)
+
+        def progress(done: int, of: int) -> None:
+            if done % PROGRESS_EVERY == 0 and done < of:
+                # progress is a courtesy; the result is what must be stored
+                with suppress(StoreError):
+                    self.analyses.progress(match_id, done)
+
+        try:
+            result = analyse_record(record, self.limit, progress).to_json()
+        except Exception as exc:
+            self.analyses.set_status(match_id, key, "failed", total=total,
+                                     error=f"internal error ({type(exc).__name__})")
+            raise
+        self.analyses.set_status(match_id, key, "done", done=total, total=total, result=result)
