@@ -95,3 +95,19 @@ def test_the_job_stores_its_progress_as_it_goes(store, table):
     assert seen == [(5, "running"), (10, "running")]
     stored = job.status(1)
     assert stored["status"] == "done" and stored["done"] == stored["total"] == 12
+
+
+def test_rankings_show_points_missed_per_turn_with_its_definition(app, client, operator,
+                                                                   table):
+    play_simulated(table, turns=10)
+    operator.post_json("/table/finish", {"minus": {}})
+    html = client.get("/rankings").get_data(as_text=True)
+    assert 'id="missed-definition"' in html and "Points missed per turn:" in html
+    assert runner(app).wait_idle(WAIT_S)
+    summary = client.get("/api/matches/1/analysis").get_json()["result"]["summary"]
+    html = client.get("/rankings").get_data(as_text=True)
+    for player in ("Ann", "Ben"):
+        s = summary[player]
+        expected = f"{s['points_missed'] / s['turns_counted']:.2f}"
+        cell = html.split(f'class="missed-per-turn" data-player="{player}">', 1)[1]
+        assert cell.startswith(expected), (player, cell[:40])

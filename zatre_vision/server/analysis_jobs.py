@@ -166,3 +166,41 @@ class AnalysisRunner:
                                      error=f"internal error ({type(exc).__name__})")
             raise
         self.analyses.set_status(match_id, key, "done", done=total, total=total, result=result)
+
+
+#: The rankings column's definition, shown on the page.
+MISSED_PER_TURN_DEFINITION = (
+    "Points missed per turn: over the season's analysed matches, the points the best "
+    "legal move of the player's hand would have added to the sheet at once, minus what "
+    "the move played added, summed over the turns that count and divided by their "
+    "number (turns that broke a rule do not count; where the hand was not fully known "
+    "only other ways to place the tiles placed are compared, so those turns count at "
+    "least what was missed). Matches not analysed yet are left out.")
+
+
+def missed_per_turn(runner: AnalysisRunner, rows: list[dict]) -> dict[str, dict]:
+    """The rankings' season column: per player, points missed per counted turn over
+    the finished board matches in ``rows`` whose stored analysis is current. Matches
+    whose analysis is missing or stale are queued and left out (``matches`` says how
+    many counted of how many)."""
+    acc: dict[str, dict] = {}
+    for row in rows:
+        if not analysable(row):
+            continue
+        got = runner.analyses.get(row["id"])
+        current = (got is not None and got["status"] == "done" and got["result"]
+                   and got["record_key"] == record_key(row, runner.limit))
+        for player in row["players"]:
+            a = acc.setdefault(player, {"missed": 0, "turns": 0, "matches": 0, "of": 0})
+            a["of"] += 1
+            if current:
+                s = got["result"]["summary"].get(player)
+                if s:
+                    a["missed"] += s["points_missed"]
+                    a["turns"] += s["turns_counted"]
+                    a["matches"] += 1
+        if not current:
+            runner.ensure(row["id"])
+    return {p: {"per_turn": round(a["missed"] / a["turns"], 2) if a["turns"] else None,
+                "turns": a["turns"], "matches": a["matches"], "of": a["of"]}
+            for p, a in acc.items()}

@@ -151,8 +151,14 @@ def rankings_page():
     seasons = store.seasons()
     if season is not None and season not in seasons:
         abort(404, f"no season {season[:40]!r}")
-    return render_template("rankings.html", page="rankings", rows=rankings(store.finished_matches(season)),
-                           seasons=seasons, season=season)
+    finished = store.finished_matches(season)
+    from .analysis_jobs import MISSED_PER_TURN_DEFINITION, missed_per_turn
+
+    return render_template("rankings.html", page="rankings", rows=rankings(finished),
+                           seasons=seasons, season=season,
+                           missed=missed_per_turn(current_app.extensions["zatre_analysis"],
+                                                  finished),
+                           missed_definition=MISSED_PER_TURN_DEFINITION)
 
 
 @bp.get("/tournaments")
