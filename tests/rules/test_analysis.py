@@ -13,6 +13,7 @@ from zatre_vision.rules.analysis import (
     KnownHand,
     analyse_record,
     analyse_turn,
+    coach_line,
     known_hand,
     legal_moves,
     turn_points,
@@ -261,3 +262,16 @@ def test_every_move_the_bounded_search_returns_is_legal(seed, turns, limit, budg
     assert capped == (set(moves) != set(every))
     for p in moves[:5]:
         assert check_turn(board, {NAMES[i]: v for i, v in p}, hand=hand).legal
+
+
+def test_coach_line_says_what_is_certain_only():
+    record = parse_record({"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": FIRST},
+        {"player": "Ben", "placed": {"G8": 4, "G9": 2}, "hand": [2, 4]},
+        {"player": "Ann", "placed": {"I8": 1}},  # kept a tile back, never declared
+    ]})
+    turns = analyse_record(record).turns
+    assert coach_line(turns[1]) == "Ben: best was I7=2 G8=4 for 10 (you scored 6)"
+    ann = coach_line(turns[2])
+    assert ann.startswith("Ann: with the tiles placed (the rest of the hand is not known), ")
+    assert coach_line(analyse_record(record, only={2}).turns[0]) == coach_line(turns[1])

@@ -433,10 +433,11 @@ def _option(measured: tuple[int, float, Placement]) -> Option:
 
 
 def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
-                   progress=None) -> Analysis:
+                   progress=None, only: set[int] | None = None) -> Analysis:
     """Analyse every turn of a validated record (replayed as ``zatre score`` does).
 
-    ``progress(done, total)`` (optional) is called after each turn."""
+    ``progress(done, total)`` (optional) is called after each turn. ``only``: analyse
+    just these turn numbers (1-based; the others are replayed, their hands followed)."""
     replay = run_replay(record)
     board = Board()
     sheets = {p: ScoreSheet() for p in record.players}
@@ -448,7 +449,8 @@ def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
         placed_values = [v for v in turn.placed.values()]
         hand = known_hand(turn.hand, placed_values, before[turn.player], board,
                           record.teams.get(turn.player, 1))
-        out.append(analyse_turn(board, sheets[turn.player], hand, replayed, number, limit))
+        if only is None or number in only:
+            out.append(analyse_turn(board, sheets[turn.player], hand, replayed, number, limit))
         before[turn.player] = _left_after(hand, placed_values, replayed.applied)
         if replayed.applied:
             board = board.copy()
@@ -484,6 +486,25 @@ def summarise(players: Sequence[str], turns: Sequence[TurnAnalysis]) -> dict[str
     return out
 
 
+def _move(placed: dict[str, int]) -> str:
+    return " ".join(f"{c}={v}" for c, v in placed.items())
+
+
+def coach_line(turn: TurnAnalysis) -> str | None:
+    """One line for the table after a turn, such as "best was G7=5 H7=5 for 14 (you
+    scored 9)" (by points). None when the turn is not counted (it broke a rule, or
+    nothing certain was analysed)."""
+    if not turn.counted:
+        return None
+    played, best = turn.played, turn.best_points
+    some = "" if turn.hand.complete else "with the tiles placed (the rest of the hand is not known), "
+    compared = " of the moves compared" if turn.capped else ""
+    if turn.missed_points == 0:
+        return f"{turn.player}: {some}that was the best move for points{compared} ({played.points})"
+    return (f"{turn.player}: {some}best{compared} was {_move(best.placed)} for {best.points} "
+            f"(you scored {played.points})")
+
+
 __all__ = [
     "ANALYSIS_LIMIT",
     "Analysis",
@@ -493,6 +514,7 @@ __all__ = [
     "TurnAnalysis",
     "analyse_record",
     "analyse_turn",
+    "coach_line",
     "known_hand",
     "summarise",
 ]

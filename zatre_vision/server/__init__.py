@@ -89,7 +89,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.extensions["zatre"] = ZatreContext(config, table, store,
                                            PinGuard(store, table.name, config.server.pin), camera)
 
-    from . import admin, analysis_pages, api, calibration, cards, pages, stream
+    from . import admin, analysis_pages, api, calibration, cards, coach, pages, stream
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -98,6 +98,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(calibration.bp)
     app.register_blueprint(cards.bp)
     app.register_blueprint(analysis_pages.bp)
+    app.register_blueprint(coach.bp)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor
