@@ -60,3 +60,22 @@ def test_analysis_page_after_a_match(server, page):
     page.goto(f"{srv.url}/matches/1")
     page.click("#analysis-link")
     page.wait_for_selector("#analysis-summary")
+
+
+def test_coach_switch_on_the_table_page(server, page):
+    from .conftest import sign_in
+
+    srv = server("--source", "none")
+    srv.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
+    srv.post("/table/turn", {"placed": {"H8": 6, "H7": 5, "G7": 5}, "hand": [5, 5, 6]})
+    sign_in(page, srv.url)
+    page.wait_for_selector("#coach-card .slider")
+    assert page.inner_text("#coach-line") == ""
+    page.click("#coach-card .slider")
+    page.wait_for_function("() => document.querySelector('#coach-line').textContent.startsWith('Ann: ')")
+    srv.post("/table/turn", {"placed": {"G8": 4, "G9": 2}, "hand": [2, 4]})
+    page.wait_for_function("() => document.querySelector('#coach-line').textContent"
+                           " === 'Ben: best was I7=2 G8=4 for 10 (you scored 6)'")
+    page.click("#controls .switch.small .slider")  # Profi mode: no coach
+    page.wait_for_function("() => document.querySelector('#coach-line').textContent.startsWith('Profi mode')")
+    assert page.is_disabled("#coach-toggle")
