@@ -330,10 +330,6 @@ class _Valuer:
             values[i] = 0
         return self.entry(points, crosses)
 
-    def option(self, placement: Placement) -> Option:
-        total, value = self.measure(placement)
-        return Option({NAMES[i]: v for i, v in placement}, total, value)
-
 
 def turn_points(values: list[int], placement: Placement) -> tuple[dict[int, int], int]:
     """Points by sum and crosses of a placement already in ``values``: what
