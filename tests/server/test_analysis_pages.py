@@ -111,3 +111,18 @@ def test_rankings_show_points_missed_per_turn_with_its_definition(app, client, o
         expected = f"{s['points_missed'] / s['turns_counted']:.2f}"
         cell = html.split(f'class="missed-per-turn" data-player="{player}">', 1)[1]
         assert cell.startswith(expected), (player, cell[:40])
+
+
+def test_a_store_that_refuses_the_analysis_does_not_spoil_other_pages(app, client, table):
+    from zatre_vision.store import StoreError
+
+    play_simulated(table, turns=4)
+    table.finish({})
+
+    def refuse(*args, **kwargs):
+        raise StoreError("the database failed (disk full)")
+
+    runner(app).analyses.set_status = refuse
+    assert client.get("/").status_code == 200  # the table's finished match is noticed
+    assert client.get("/rankings").status_code == 200
+    assert client.get("/matches/1/analysis").status_code == 503

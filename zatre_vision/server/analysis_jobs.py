@@ -200,7 +200,8 @@ def missed_per_turn(runner: AnalysisRunner, rows: list[dict]) -> dict[str, dict]
                     a["turns"] += s["turns_counted"]
                     a["matches"] += 1
         if not current:
-            runner.ensure(row["id"])
+            with suppress(StoreError):  # queued on a later visit; the rankings still show
+                runner.ensure(row["id"])
     return {p: {"per_turn": round(a["missed"] / a["turns"], 2) if a["turns"] else None,
                 "turns": a["turns"], "matches": a["matches"], "of": a["of"]}
             for p, a in acc.items()}

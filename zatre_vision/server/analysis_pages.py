@@ -11,6 +11,7 @@ import json
 
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, url_for
 
+from ..store import StoreError
 from .analysis_jobs import AnalysisRunner
 from .records import match_summary, replay_steps
 from .security import require_pin
@@ -33,7 +34,10 @@ def _notice(response):
     # a finished match (or one corrected after) starts its analysis in the background
     found = current_app.extensions.get("zatre_analysis")
     if found is not None and response.status_code < 400:
-        found.notice_table()
+        try:
+            found.notice_table()
+        except StoreError as exc:  # the request itself went well: its answer stands
+            current_app.logger.warning("analysis not queued: %s", exc)
     return response
 
 
