@@ -79,7 +79,7 @@ def test_wrong_draw_is_flagged_when_hands_are_known(zatre, tmp_path):
     out = json.loads(zatre("score", write(tmp_path, record)).stdout)
     assert out["turns"][0]["legal"] is True
     assert [v["code"] for v in out["turns"][1]["violations"]] == ["wrong-draw"]
-    assert "3 tile(s) drawn" in out["turns"][1]["violations"][0]["message"]
+    assert "can hold at most 2" in out["turns"][1]["violations"][0]["message"]
 
 
 BAD_INPUTS = {
