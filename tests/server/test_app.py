@@ -236,8 +236,8 @@ def test_setup_starts_a_match_with_a_draw(operator, table):
     assert r.status_code == 200 and body["draw"]["starter"] in ("Ann", "Ben", "Cleo")
     assert body["state"]["turn"] == body["draw"]["starter"]
     r = operator.post_json("/setup", {"players": "Dora, Emil", "starter": "Emil",
-                                      "teams": {"Dora": 2}})
-    assert r.get_json()["state"]["teams"] == {"Dora": 2}
+                                      "teams": {"Dora": 2, "Emil": 2}})
+    assert r.get_json()["state"]["teams"] == {"Dora": 2, "Emil": 2}
     assert operator.post_json("/table/draw", {"players": ["A", "B"]}).get_json()["starter"]
 
 
