@@ -45,7 +45,8 @@ def test_card_match_resumes_exactly_after_a_restart(tmp_path):
         assert after[key] == before[key], key
     assert after["turn"] == "Ben" and after["sheets"]["Ben"]["total"] == 5
 
-    t.end_round()                                                 # a blocked round
+    t.commit_turn({"1,1": 6}, source="manual")                    # Ben: 12 and 11
+    t.end_round()                                  # a blocked round: only 0 and 1 fit
     t.commit_turn({"0,0": 6, "0,1": 6, "0,2": 6}, source="manual")  # 3 cards: flagged
     st = t.state()
     assert st["round"] == 2 and st["turn"] == "Cleo" and st["pending"]["placed"]
@@ -154,9 +155,8 @@ def test_card_turns_through_the_routes(operator, cards):
     r = operator.post_json("/cards/card", {"position": "0,1", "value": 2})
     assert r.status_code == 200 and r.get_json()["state"]["board"]["0,1"] == 2
     assert operator.post_json("/table/undo").status_code == 200
-    r = operator.post_json("/cards/end-round")
-    assert r.status_code == 200 and r.get_json()["state"]["first_turn"]
-    assert r.get_json()["state"]["round"] == 2
+    r = operator.post_json("/cards/end-round")     # cards that fit are still to come
+    assert r.status_code == 409 and "cannot be blocked yet" in r.get_data(as_text=True)
     r = operator.post_json("/cards/finish")
     assert r.status_code == 200 and r.get_json()["state"]["finished"]
     assert operator.post_json("/cards/turn", {"placed": {"0,0": 1}}).status_code == 409
