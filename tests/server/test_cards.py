@@ -210,6 +210,7 @@ def test_card_pages_api_and_exports(client, cards, table):
     page = client.get("/").data.decode()
     assert 'data-cards="live"' in page and 'id="layout"' in page and "card-rules" in page
     assert 'data-cards="sheet"' in client.get("/sheet").data.decode()
+    assert "zero rule: on" in client.get("/sheet").data.decode()  # the club setting, issue 42
     st = client.get("/api/state").get_json()
     assert st["variant"] == "cards" and st["board"] == {"0,0": 6, "1,0": 4, "2,0": 0}
     assert st["hints"] and st["alerts"][0]["kind"] == "illegal-turn"
@@ -230,6 +231,7 @@ def test_card_pages_api_and_exports(client, cards, table):
     assert 'data-cards="replay"' in replay and "steps-data" in replay
     printed = client.get(f"/matches/{card['id']}/print").data.decode()
     assert "card game" in printed and "12 (5)" in printed and "x 2" not in printed
+    assert "zero rule: on" in printed
     rows = list(csv.reader(io.StringIO(client.get(f"/matches/{card['id']}/export.csv").data.decode())))
     assert rows[0][:4] == ["match", "turn", "round", "player"] and rows[1][4] == "0,0=6 1,0=4"
     exported = client.get(f"/matches/{card['id']}/export.json").get_json()

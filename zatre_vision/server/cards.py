@@ -260,7 +260,8 @@ def match_page(row: dict, summary: dict):
 def print_page(row: dict, summary: dict):
     result = score_record(row["record"])
     return render_template("cards_print.html", match=summary, sheets=result["sheets"],
-                           printed_bonus=CARD_RULES.printed_bonus, points=CARD_RULES.line_points)
+                           printed_bonus=CARD_RULES.printed_bonus, points=CARD_RULES.line_points,
+                           zero_rule=result["zero_rule"])
 
 
 def export_card_csv(row: dict) -> str:
