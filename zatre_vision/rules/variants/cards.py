@@ -37,7 +37,8 @@ what they leave open decided here:
 
 Violation codes reuse the board game's where they fit: ``not-connected``,
 ``cell-occupied``, ``line-over-12``, ``bad-tile`` (a value outside the card set),
-``too-many-tiles`` (more cards of a value than the deck holds), ``tile-not-placed``;
+``too-many-tiles`` (more cards of a value than the deck holds), ``tile-not-placed``
+(and, from the record's referee, ``out-of-turn`` and ``wrong-draw``);
 one is new: ``wrong-card-count`` (not two cards on a round's first turn, or more
 than one later).
 """

@@ -11,15 +11,18 @@ Input: the board game's record shape with card positions and two optional fields
   the hand and takes three new cards (or passes).
 - ``hand`` (optional): the cards held for the turn, placed ones included.
 - ``round`` (optional, 1 .. number of players): a round ends by itself when its 25
-  cards are laid out; ``round`` starts the next one early (a blocked round) and is
-  checked against the count otherwise.
-- ``starter`` (optional) is kept for the dashboard; ``minus`` and ``teams`` have no
-  meaning in the card game and are refused.
+  cards are laid out; ``round`` starts the next one early (a blocked round: only when
+  the round can be blocked, see ``unblocked_reason``) and is checked against the count
+  otherwise (RecordError: a round before the one under way, a round skipped).
+- ``starter`` (optional): who begins round 1 (default: the first turn's player); turn
+  order is checked (``out-of-turn``, see :class:`CardReferee`).
+- ``zero_rule`` (optional, "on" / "off"): the club's zero rule (``cards.py``).
+- ``minus`` and ``teams`` have no meaning in the card game and are refused.
 
 Output: as for the board game (``turns`` with legal / violations / lines / points /
 crosses, ``sheets``, ``board``), plus per turn ``super_bonus`` and ``round``, per
-sheet the ``super_bonus`` entries, ``"variant": "cards"`` and ``rounds`` (each
-round's layout; ``board`` is the last one).
+sheet the ``super_bonus`` entries, ``"variant": "cards"``, ``rounds`` (each
+round's layout; ``board`` is the last one) and ``zero_rule``.
 """
 
 from __future__ import annotations
