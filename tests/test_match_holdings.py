@@ -92,3 +92,22 @@ def test_a_team_seat_may_place_four():
     m.propose(OPEN)
     assert m.hand_limit() == 4
     assert m.propose({"G8": 1, "F8": 1, "E8": 1, "D8": 1}).legal
+
+
+def test_the_live_table_flags_a_borrowed_tile_and_keeps_it_after_a_restart(tmp_path):
+    from zatre_vision.store import open_store
+    from zatre_vision.table import Table
+
+    store = open_store(tmp_path / "d")
+    table = Table(store, "t1")
+    table.new_match(["Ann", "Ben"], "Ann")
+    assert table.commit_turn(OPEN, source="camera")["legal"]
+    verdict = table.commit_turn({"G8": 1, "F8": 1, "E8": 1}, source="camera")
+    assert not verdict["legal"] and [v["code"] for v in verdict["violations"]] == ["wrong-draw"]
+    assert table.state()["alerts"][0]["violations"][0]["code"] == "wrong-draw"
+    store.close()
+    store = open_store(tmp_path / "d")
+    again = Table(store, "t1").state()
+    assert again["pending"]["placed"] == {"G8": 1, "F8": 1, "E8": 1}
+    assert again["alerts"][0]["violations"][0]["code"] == "wrong-draw"
+    store.close()
