@@ -81,6 +81,10 @@ class CardMatch:
     finished: bool = False
     pending: PendingCardTurn | None = None
     zero_rule: str | None = None  # the club's zero rule, "on" / "off" (None: the data file's)
+    #: a stored match from an earlier version (``from_record``): a ``round`` that does not
+    #: fit the count is replayed as recorded, with a note in the state's alerts
+    as_recorded: bool = False
+    notes: list[str] = field(default_factory=list, init=False)  # as recorded: restore notes
     _next_round: int | None = None
     _replayed: CardReplayState | None = field(default=None, repr=False)
 
@@ -91,7 +95,8 @@ class CardMatch:
 
     # -- derived state ---------------------------------------------------------------------------
     def record(self) -> CardRecord:
-        return CardRecord(list(self.players), list(self.turns), self.starter, self.zero_rule)
+        return CardRecord(list(self.players), list(self.turns), self.starter, self.zero_rule,
+                          self.as_recorded)
 
     @property
     def replayed(self) -> CardReplayState:
@@ -280,6 +285,9 @@ class CardMatch:
                            "cells": sorted(self.pending.placed),
                            "reasons": [v.message for v in self.pending.result.violations],
                            "violations": [v.to_json() for v in self.pending.result.violations]})
+        notes = (rep.referee.notes if rep.referee is not None else []) + self.notes
+        if notes:
+            alerts.append({"kind": "as-recorded", "reasons": notes})
         layout = self.layout
         over = self.over
         return {
@@ -309,10 +317,14 @@ class CardMatch:
         return self.record().to_json()
 
     @classmethod
-    def from_record(cls, data: object, finished: bool = False) -> CardMatch:
-        """Rebuild a match from its card record (RecordError on a bad record)."""
+    def from_record(cls, data: object, finished: bool = False, as_recorded: bool = False
+                    ) -> CardMatch:
+        """Rebuild a match from its card record (RecordError on a bad record).
+        ``as_recorded``: a stored match, whose rounds are replayed as recorded even where
+        the count now refuses them (with a note)."""
         rec = parse_card_record(data)
-        match = cls(rec.players, rec.starter, list(rec.turns), zero_rule=rec.zero_rule)
+        match = cls(rec.players, rec.starter, list(rec.turns), zero_rule=rec.zero_rule,
+                    as_recorded=as_recorded)
         match.finished = finished
         _ = match.replayed  # the replay checks the rounds (RecordError)
         return match

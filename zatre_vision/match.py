@@ -25,7 +25,14 @@ from dataclasses import dataclass, field
 
 from .rules.board import CELL_SET, grid_index
 from .rules.moves import cell_hints
-from .rules.record import GameRecord, RecordTurn, ReplayState, parse_record, run_replay
+from .rules.record import (
+    GameRecord,
+    RecordTurn,
+    ReplayState,
+    as_recorded_note,
+    parse_record,
+    run_replay,
+)
 from .rules.seats import checked_starter, checked_teams, leaders
 from .rules.tiles import TILE_COUNT, is_tile_value
 from .rules.turn import TurnResult
@@ -58,12 +65,21 @@ class Match:
     minus: dict[str, int] = field(default_factory=dict)
     finished: bool = False
     pending: PendingTurn | None = None
+    #: a stored match from an earlier version (``from_record``): teams the rules now
+    #: refuse are kept as recorded, with a note in ``notes`` and in the state's alerts
+    as_recorded: bool = False
+    notes: list[str] = field(default_factory=list, init=False)
     _replayed: ReplayState | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.starter = checked_starter(self.players, self.starter, 6, MatchError,
                                        "players or teams")
-        self.teams = checked_teams(self.players, self.teams, MatchError)
+        try:
+            self.teams = checked_teams(self.players, self.teams, MatchError)
+        except MatchError as exc:
+            if not self.as_recorded:
+                raise
+            self.notes.append(as_recorded_note(exc))
 
     # -- derived state -------------------------------------------------------------------
     def record(self) -> GameRecord:
@@ -289,6 +305,8 @@ class Match:
                                "cells": sorted(turn.placed),
                                "reasons": [v.message for v in violations],
                                "violations": [v.to_json() for v in violations]})
+        if self.notes:
+            alerts.append({"kind": "as-recorded", "reasons": list(self.notes)})
         return {
             "players": list(self.players),
             "starter": self.starter,
@@ -320,13 +338,17 @@ class Match:
         return out
 
     @classmethod
-    def from_record(cls, data: object, finished: bool = False) -> Match:
-        """Rebuild a match from its record (raises RecordError on a bad record)."""
-        rec = parse_record(data)
+    def from_record(cls, data: object, finished: bool = False, as_recorded: bool = False
+                    ) -> Match:
+        """Rebuild a match from its record (raises RecordError on a bad record).
+        ``as_recorded``: a stored match, whose teams are kept even where the rules now
+        refuse them (with a note)."""
+        rec = parse_record(data, as_recorded=as_recorded)
         starter = data.get("starter") if isinstance(data, dict) else None
         if starter is not None and starter not in rec.players:
             raise MatchError(f"unknown starting player {starter!r}")
-        match = cls(rec.players, starter, rec.teams, list(rec.turns), rec.minus)
+        match = cls(rec.players, starter, rec.teams, list(rec.turns), rec.minus,
+                    as_recorded=as_recorded)
         match.finished = finished
         return match
 

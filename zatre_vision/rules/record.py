@@ -54,6 +54,9 @@ class GameRecord:
     minus: dict[str, int] = field(default_factory=dict)
     teams: dict[str, int] = field(default_factory=dict)
     starter: str | None = None  # None: the first turn's player
+    #: read "as recorded" (a stored match): the rules it breaks that are checked only
+    #: since it was stored, one line each (not part of the record's JSON)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The record in the ``zatre score`` input format."""
@@ -115,8 +118,17 @@ def _int_list(value: object, where: str) -> tuple[int, ...]:
     return tuple(value)
 
 
-def parse_record(data: object) -> GameRecord:
-    """Validate a decoded JSON record. Raises RecordError with a one-line reason."""
+def as_recorded_note(reason: object) -> str:
+    """The one-line note on a stored match that breaks a rule checked only since."""
+    return f"{reason} (stored before this rule was checked; shown as recorded)"
+
+
+def parse_record(data: object, as_recorded: bool = False) -> GameRecord:
+    """Validate a decoded JSON record. Raises RecordError with a one-line reason.
+
+    ``as_recorded``: a match the store kept from an earlier version. Teams that are not
+    two partners each, 4 or 6 players in all, are kept as recorded with a note
+    (``GameRecord.notes``) instead of refused; anything else is checked as usual."""
     if not isinstance(data, dict):
         raise RecordError("a game record must be a JSON object with 'players' and 'turns'")
     variant = data.get("variant", "board")
@@ -148,12 +160,18 @@ def parse_record(data: object) -> GameRecord:
         turns.append(RecordTurn(player, dict(placed), hand, override))
 
     minus = _player_ints(data.get("minus"), "minus", known, minimum=0)
-    teams = checked_teams(players, _player_ints(data.get("teams"), "teams", known, minimum=1),
-                          RecordError)
+    teams = _player_ints(data.get("teams"), "teams", known, minimum=1)
+    notes = []
+    try:
+        teams = checked_teams(players, teams, RecordError)
+    except RecordError as exc:
+        if not as_recorded:
+            raise
+        notes.append(as_recorded_note(exc))
     starter = data.get("starter")
     if starter is not None and starter not in known:
         raise RecordError(f"unknown starting player {starter!r}")
-    return GameRecord(list(players), turns, minus, teams, starter)
+    return GameRecord(list(players), turns, minus, teams, starter, notes)
 
 
 def _player_ints(value: object, key: str, known: set[str], minimum: int) -> dict[str, int]:
@@ -328,4 +346,26 @@ def score_record(data: object) -> dict:
 
         return score_card_record(data)
     return replay(parse_record(data))
+
+
+def broken_turn_notes(turns: list) -> list[str]:
+    """One line per replayed turn that breaks a rule and that no operator overrode:
+    in a stored match, a turn the table scored before that rule was checked."""
+    return [f"turn {n} ({t.turn.player}): {'; '.join(v.message for v in t.result.violations)}"
+            " (kept as the table scored it)"
+            for n, t in enumerate(turns, start=1) if not t.result.legal and not t.turn.override]
+
+
+def score_as_recorded(data: object) -> dict:
+    """A stored match's record replayed as the table scored it: every turn in it was
+    committed at the table and is applied, and a rule checked only since it was stored
+    is noted instead of refused. The ``zatre score`` output plus ``notes`` (one line
+    each). RecordError only for a record no version could store (malformed)."""
+    if isinstance(data, dict) and data.get("variant") == "cards":
+        from .variants.cards_record import score_card_as_recorded
+
+        return score_card_as_recorded(data)
+    rec = parse_record(data, as_recorded=True)
+    state = run_replay(rec, apply_all=True)
+    return {**state.to_json(), "notes": rec.notes + broken_turn_notes(state.turns)}
 

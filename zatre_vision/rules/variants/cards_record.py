@@ -28,9 +28,15 @@ round's layout; ``board`` is the last one) and ``zero_rule``.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..record import RecordError, checked_header, checked_turn
+from ..record import (
+    RecordError,
+    as_recorded_note,
+    broken_turn_notes,
+    checked_header,
+    checked_turn,
+)
 from ..turn import Violation
 from .cards import (
     CARD_RULES,
@@ -74,6 +80,9 @@ class CardRecord:
     turns: list[CardRecordTurn]
     starter: str | None = None
     zero_rule: str | None = None  # "on" / "off"; None: the club's data file decides
+    #: a stored match from an earlier version: a ``round`` that does not fit the count is
+    #: replayed as recorded with a note (``CardReferee.notes``) instead of refused
+    as_recorded: bool = False
 
     @property
     def rounds(self) -> int:
@@ -245,6 +254,8 @@ class CardReferee:
         self.layouts = [CardLayout()]
         self.sheets = {p: CardSheet(rules) for p in record.players}
         self.allowed: set[str] = set()  # who may play next (empty: the round's starter)
+        self.as_recorded = record.as_recorded
+        self.notes: list[str] = []  # as recorded: the round checks it breaks, one line each
 
     def _seat(self, player: str, offset: int) -> str:
         return self.players[(self.players.index(player) + offset) % len(self.players)]
@@ -252,33 +263,47 @@ class CardReferee:
     def round_of(self, turn: CardRecordTurn, n: int) -> int:
         """The round ``turn`` (number ``n``) is played in; RecordError when its ``round``
         does not fit the count."""
+        return self.placed_round(turn, n)[0]
+
+    def placed_round(self, turn: CardRecordTurn, n: int) -> tuple[int, str | None]:
+        """``round_of`` with, for a record read as recorded, the round check it breaks
+        (a note) instead of the RecordError, and the round the earlier versions gave."""
         rules = self.rules
         rnd = len(self.layouts)
         layout = self.layouts[-1]
         full = len(layout) >= rules.cards_per_round
-        if turn.round is not None and turn.round < rnd:
-            raise RecordError(f"turn {n}: marked round {turn.round}, but round {rnd} has begun "
-                              f"(each round ends after its {rules.cards_per_round} cards)")
-        if (turn.round is not None and turn.round > rnd) or (turn.round is None and full):
-            target = turn.round if turn.round is not None else rnd + 1
+        note = None
+
+        def refuse(message: str) -> None:
+            nonlocal note
+            if not self.as_recorded:
+                raise RecordError(message)
+            note = as_recorded_note(message)
+
+        marked = turn.round
+        if marked is not None and marked < rnd:
+            refuse(f"turn {n}: marked round {marked}, but round {rnd} has begun "
+                   f"(each round ends after its {rules.cards_per_round} cards)")
+            marked = None
+        if (marked is not None and marked > rnd) or (marked is None and full):
+            target = marked if marked is not None else rnd + 1
             if target > self.rounds:
                 raise RecordError(f"turn {n}: the game is over after {self.rounds} round(s) "
                                   f"of {rules.cards_per_round} cards (as many rounds as players)")
             if target > rnd + 1:
-                raise RecordError(f"turn {n}: marked round {target}, but round {rnd + 1} was "
-                                  f"never played")
-            if not full:
+                refuse(f"turn {n}: marked round {target}, but round {rnd + 1} was never played")
+            elif not full:
                 earlier = self.layouts[-2] if len(self.layouts) > 1 else None
                 why = unblocked_reason(layout, earlier, rnd, rules)
                 if why:
-                    raise RecordError(f"turn {n}: round {target} begins after {len(layout)} of "
-                                      f"round {rnd}'s {rules.cards_per_round} cards, but round "
-                                      f"{rnd} cannot be blocked yet: {why}")
-            return target
+                    refuse(f"turn {n}: round {target} begins after {len(layout)} of round "
+                           f"{rnd}'s {rules.cards_per_round} cards, but round {rnd} cannot "
+                           f"be blocked yet: {why}")
+            return target, note
         if full:
             raise RecordError(f"turn {n}: round {rnd} already has its "
                               f"{rules.cards_per_round} cards laid out")
-        return rnd
+        return rnd, note
 
     def expected(self, rnd: int) -> set[str]:
         """Who may play a turn of round ``rnd`` now (empty: anyone, before the first)."""
@@ -309,9 +334,13 @@ class CardReferee:
 
     def commit(self, turn: CardRecordTurn, n: int, apply_all: bool = False) -> ReplayedCardTurn:
         result, rnd, in_turn = self.judge(turn, n)
+        note = self.placed_round(turn, n)[1]
+        if note:
+            self.notes.append(note)
         if rnd > len(self.layouts):
-            self.layouts.append(CardLayout())
             self.allowed = set()
+        while rnd > len(self.layouts):  # as recorded: a round skipped is an empty layout
+            self.layouts.append(CardLayout())
         if self.starter is None:
             self.starter = turn.player
         layout = self.layouts[-1]
@@ -362,6 +391,14 @@ def score_card_record(data: object) -> dict:
     return run_card_replay(parse_card_record(data)).to_json()
 
 
+def score_card_as_recorded(data: object) -> dict:
+    """A stored card match replayed as the table scored it (``record.score_as_recorded``)."""
+    rec = replace(parse_card_record(data), as_recorded=True)
+    state = run_card_replay(rec, apply_all=True)
+    notes = (state.referee.notes if state.referee else []) + broken_turn_notes(state.turns)
+    return {**state.to_json(), "notes": notes}
+
+
 __all__ = [
     "VARIANT",
     "CardRecord",
@@ -372,6 +409,7 @@ __all__ = [
     "is_card_record",
     "parse_card_record",
     "run_card_replay",
+    "score_card_as_recorded",
     "score_card_record",
     "unblocked_reason",
 ]
