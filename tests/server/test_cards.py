@@ -116,11 +116,29 @@ def test_setup_starts_a_card_game(operator, table):
     assert r.status_code == 302 and table.state()["players"] == ["Ann", "Ben", "Cleo"]
 
 
+def test_setup_chooses_the_zero_rule_and_a_restart_keeps_it(operator, table, store):
+    assert 'name="zero_rule"' in operator.get("/setup").text
+    r = operator.post("/setup", data={"csrf_token": "test-token", "game": "cards",
+                                      "players[]": ["Ann", "Ben", "", ""], "starter": "Ann",
+                                      "camera": "none", "zero_rule": "off"})
+    assert r.status_code == 302 and table.state()["zero_rule"] == "off"
+    again = Table(store, table.name)
+    try:
+        assert again.state()["zero_rule"] == "off"
+    finally:
+        again.close()
+    # left out, the zero rule is on (today's default)
+    operator.post_json("/setup", {"game": "cards", "players": ["Ann", "Ben"], "replace": True})
+    assert table.state()["zero_rule"] == "on"
+
+
 @pytest.mark.parametrize("body,needle", [
     ({"game": "cards", "players": ["A", "B", "C", "D", "E"]}, "2 to 4"),
     ({"game": "cards", "players": ["A"]}, "2 to 6"),
     ({"game": "cards", "players": ["A", "B"], "camera": "demo"}, "manual entry"),
     ({"game": "cards", "players": ["A", "B"], "teams": {"A": 2}}, "no teams"),
+    ({"game": "cards", "players": ["A", "B"], "team_game": "on"}, "no teams"),
+    ({"game": "cards", "players": ["A", "B"], "zero_rule": "maybe"}, "on or off"),
     ({"game": "cards", "players": ["A", "B"], "starter": "Zed"}, "starting player"),
     ({"game": "cards", "players": ["A", "B"], "tournament_id": 1}, "board games"),
     ({"game": "chess", "players": ["A", "B"]}, "board or cards"),

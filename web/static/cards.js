@@ -415,6 +415,11 @@
       });
       const note = $("#game-note");
       if (note) note.hidden = !cards;
+      // the zero rule is the card game's; teams are the board game's
+      const zero = $("#zero-rule-field"), team = $("#team-game-field"), box = $("#team-game");
+      if (zero) zero.hidden = !cards;
+      if (team) team.hidden = cards;
+      if (box && cards) box.checked = false;
     };
     game.addEventListener("change", sync);
     sync();

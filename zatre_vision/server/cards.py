@@ -30,7 +30,12 @@ from flask import Blueprint, abort, current_app, render_template
 
 from ..card_table import CARDS, is_card_record
 from ..rules.record import score_as_recorded
-from ..rules.variants.cards import CARD_RULES, is_position_name, parse_position
+from ..rules.variants.cards import (
+    CARD_RULES,
+    ZERO_RULE_SETTINGS,
+    is_position_name,
+    parse_position,
+)
 from ..rules.variants.cards_record import parse_card_record, run_card_replay
 from . import forms
 from .admin import done, run
@@ -131,15 +136,18 @@ def start_card_match(data: dict):
     source = forms.camera_source(data.get("camera"))
     if source != "none":
         abort(400, "the card game is scored by manual entry only: choose 'No camera'")
-    if data.get("teams"):
+    if data.get("teams") or forms.boolean(data.get("team_game", "")):
         abort(400, "the card game has no teams")
+    zero_rule = data.get("zero_rule", "on")
+    if zero_rule not in ZERO_RULE_SETTINGS:
+        abort(400, "the zero rule is on or off")
     if data.get("tournament_id") not in (None, ""):
         abort(400, "tournament games are board games")
     starter, draw = chosen_starter(data, players)
     may_replace_running(data)
     camera = ctx().camera
     match_id = run(lambda: ctx().table.new_match(players, starter, source="manual",
-                                                 variant=CARDS))
+                                                 variant=CARDS, zero_rule=zero_rule))
     if camera is not None:
         camera.start("none")
     msg = f"Card game {match_id} started: {starter} lays the first two cards."
