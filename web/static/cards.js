@@ -245,7 +245,8 @@
       box.textContent = "";
       (state.alerts || []).forEach((a) => {
         const card = el("div", { class: "alert alert-" + a.kind }, box);
-        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}` : "Camera";
+        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}`
+          : a.kind === "as-recorded" ? "Stored by an earlier version: shown as recorded" : "Camera";
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells && a.cells.length ? ` (${a.cells.join("; ")})` : "") }, card);
         const ul = el("ul", {}, card);
         (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
