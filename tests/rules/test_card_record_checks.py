@@ -162,3 +162,21 @@ def test_the_zero_rule_is_in_the_card_match_state_and_record():
         CardMatch(["Ann", "Ben"], zero_rule="maybe")
     with pytest.raises(RecordError, match="zero_rule"):
         score_record(cards(["Ann", "Ben"], [], zero_rule=True))
+
+
+def test_a_stored_card_record_is_scored_as_recorded_with_a_note_per_round_check():
+    from zatre_vision.rules.record import score_as_recorded
+
+    # round 1 of three marked over after one turn, then round 3 with round 2 skipped
+    rec = {"variant": "cards", "players": ["Ann", "Ben", "Cy"], "turns": [
+        {"player": "Ann", "placed": {"0,0": 1, "1,0": 1}},
+        {"player": "Cy", "placed": {"0,0": 2, "1,0": 3}, "round": 3}]}
+    with pytest.raises(RecordError, match="never played"):
+        score_record(rec)
+    out = score_as_recorded(rec)
+    assert len(out["rounds"]) == 3 and out["rounds"][1] == {}
+    assert out["turns"][1]["round"] == 3
+    assert len(out["notes"]) == 1 and "round 2 was never played" in out["notes"][0]
+    # a record the rules accept: the same output, no notes
+    clean = {**rec, "turns": rec["turns"][:1]}
+    assert score_as_recorded(clean) == {**score_record(clean), "notes": []}

@@ -141,3 +141,19 @@ def test_wrong_draw_is_reported_with_the_other_violations():
         {"player": "A", "placed": OPEN, "hand": [6, 5, 5]},
         {"player": "B", "placed": {"I8": 6, "I7": 6, "H9": 6}, "hand": [6, 6, 6]}]}
     assert set(codes(score_record(record)["turns"][1])) == {"line-over-12", "wrong-draw"}
+
+
+def test_a_stored_record_with_teams_of_three_is_scored_as_recorded_with_a_note():
+    from zatre_vision.rules.record import score_as_recorded
+
+    rec = {"players": ["A", "B"], "teams": {"A": 3, "B": 1}, "turns": [
+        {"player": "A", "placed": {"H8": 6, "H7": 5, "G7": 5}},
+        {"player": "B", "placed": {"J8": 1}, "override": True}]}
+    with pytest.raises(RecordError, match="a team has 2 partners"):
+        score_record(rec)
+    out = score_as_recorded(rec)
+    # the teams note only: the operator's override is no note
+    assert len(out["notes"]) == 1 and "A has 3 members" in out["notes"][0]
+    assert out["turns"][1]["override"] and not out["turns"][1]["legal"]
+    clean = {k: v for k, v in rec.items() if k != "teams"}
+    assert score_as_recorded(clean) == {**score_record(clean), "notes": []}
