@@ -11,7 +11,7 @@ from flask import Blueprint, abort, current_app, flash, jsonify, redirect, reque
 
 from .. import server as _server
 from ..match import MatchError
-from ..rules.seats import TEAM_PLAYERS
+from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms
 from .records import pairing_key, round_robin
 from .security import check_csrf, require_pin, signed_in
@@ -139,10 +139,10 @@ def _teams(data: dict, players: list[str]) -> dict[str, int]:
         for name, members in raw_teams.items():
             if name not in players:
                 abort(400, f"team {str(name)[:30]!r} is not one of the players")
-            teams[name] = forms.whole_number(members, 2, 2, TEAM_RULE)
+            teams[name] = forms.whole_number(members, TEAM_SIZE, TEAM_SIZE, TEAM_RULE)
     elif forms.boolean(data.get("team_game", "")):
-        teams = dict.fromkeys(players, 2)
-    if teams and (len(teams) != len(players) or 2 * len(players) not in TEAM_PLAYERS):
+        teams = dict.fromkeys(players, TEAM_SIZE)
+    if teams and (len(teams) != len(players) or TEAM_SIZE * len(players) not in TEAM_PLAYERS):
         abort(400, TEAM_RULE)
     return teams
 
