@@ -100,7 +100,11 @@ def test_a_blocked_round_is_ended_by_hand_and_the_starter_moves_on():
     m = CardMatch(["Ann", "Ben"], starter="Ben")
     assert m.current_player == "Ben"
     m.propose({"0,0": 6, "1,0": 6})
-    m.end_round()
+    with pytest.raises(CardMatchError, match="cannot be blocked yet"):
+        m.end_round()                    # a card under a 6 fits: 23 cards still to come
+    m.propose({"0,1": 6})
+    m.propose({"1,1": 6})                # rows and columns at 12: only a zero fits now
+    m.end_round()                        # (the round's other 21 cards may be no zero)
     assert m.state()["board"] == {} and m.state()["round"] == 2
     assert m.current_player == "Ann"  # round 2 starts one seat on
     assert m.propose({"5,5": 3, "5,6": 3}).legal

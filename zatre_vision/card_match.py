@@ -11,6 +11,9 @@ Turn order: the round's starter moves one seat clockwise each round; after a tur
 with cards the next player goes on; after a shown hand (``show_hand``, a turn with
 nothing placed) the same player goes on. A player who passes (no card in the stack
 fits) is entered with ``show_hand(player=...)`` and the next turn names its player.
+Each turn is judged by the record's referee (``CardReferee``), as ``zatre score``
+judges it: a turn out of turn or with too big a hand is flagged, and ``end_round``
+is refused while the round cannot be blocked (cards that fit are still to come).
 A round ends by itself when its 25 cards are laid out; ``end_round`` ends a blocked
 round early. The match is over after as many rounds as players. Pure logic, no I/O.
 """
@@ -20,13 +23,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .rules.record import RecordError
 from .rules.seats import checked_starter, leaders
 from .rules.variants.cards import (
     CARD_RULES,
+    ZERO_RULE_SETTINGS,
     CardLayout,
     CardTurnResult,
     PositionError,
-    check_card_turn,
     max_value_at,
     parse_position,
     position_name,
@@ -37,6 +41,7 @@ from .rules.variants.cards_record import (
     CardReplayState,
     parse_card_record,
     run_card_replay,
+    unblocked_reason,
 )
 
 
@@ -75,15 +80,23 @@ class CardMatch:
     turns: list[CardRecordTurn] = field(default_factory=list)
     finished: bool = False
     pending: PendingCardTurn | None = None
+    zero_rule: str | None = None  # the club's zero rule, "on" / "off" (None: the data file's)
+    #: a stored match from an earlier version (``from_record``): a ``round`` that does not
+    #: fit the count is replayed as recorded, with a note in the state's alerts
+    as_recorded: bool = False
+    notes: list[str] = field(default_factory=list, init=False)  # as recorded: restore notes
     _next_round: int | None = None
     _replayed: CardReplayState | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.starter = checked_starter(self.players, self.starter, 4, CardMatchError)
+        if self.zero_rule is not None and self.zero_rule not in ZERO_RULE_SETTINGS:
+            raise CardMatchError(f"the zero rule is \"on\" or \"off\", not {self.zero_rule!r}")
 
     # -- derived state ---------------------------------------------------------------------------
     def record(self) -> CardRecord:
-        return CardRecord(list(self.players), list(self.turns), self.starter)
+        return CardRecord(list(self.players), list(self.turns), self.starter, self.zero_rule,
+                          self.as_recorded)
 
     @property
     def replayed(self) -> CardReplayState:
@@ -152,9 +165,13 @@ class CardMatch:
         hand_t = tuple(hand) if hand is not None else None
         if hand_t is not None and not all(CARD_RULES.is_card(v) for v in hand_t):
             raise CardMatchError(f"hand cards must be values {CARD_RULES.value_range()}")
-        layout = self.layout
-        result = check_card_turn(layout, placed, hand=hand_t, first_turn=not layout.cards)
         rnd = self.next_round if self._round_begins() else None
+        # the record's referee: the turn, turn order and hand size, as in zatre score
+        try:
+            result, _, _ = self.replayed.referee.judge(
+                CardRecordTurn(player, placed, hand_t, rnd), len(self.turns) + 1)
+        except RecordError as exc:
+            raise CardMatchError(str(exc)) from None
         if result.legal:
             self.turns.append(CardRecordTurn(player, placed, hand_t, rnd))
             self._next_round = None
@@ -210,6 +227,11 @@ class CardMatch:
             raise CardMatchError("the round has not begun")
         if self.round >= self.rounds:
             raise CardMatchError("this is the last round: finish the match instead")
+        layouts = self.replayed.layouts
+        why = unblocked_reason(layouts[-1], layouts[-2] if len(layouts) > 1 else None,
+                               self.round)
+        if why:
+            raise CardMatchError(f"round {self.round} cannot be blocked yet: {why}")
         self._next_round = self.round + 1
 
     def set_card(self, position: str, value: int | None) -> None:
@@ -263,10 +285,14 @@ class CardMatch:
                            "cells": sorted(self.pending.placed),
                            "reasons": [v.message for v in self.pending.result.violations],
                            "violations": [v.to_json() for v in self.pending.result.violations]})
+        notes = (rep.referee.notes if rep.referee is not None else []) + self.notes
+        if notes:
+            alerts.append({"kind": "as-recorded", "reasons": notes})
         layout = self.layout
         over = self.over
         return {
             "variant": "cards",
+            "zero_rule": self.record().rules().zero_rule_name,
             "players": list(self.players),
             "starter": self.starter,
             "turn": None if over else self.current_player,
@@ -291,10 +317,14 @@ class CardMatch:
         return self.record().to_json()
 
     @classmethod
-    def from_record(cls, data: object, finished: bool = False) -> CardMatch:
-        """Rebuild a match from its card record (RecordError on a bad record)."""
+    def from_record(cls, data: object, finished: bool = False, as_recorded: bool = False
+                    ) -> CardMatch:
+        """Rebuild a match from its card record (RecordError on a bad record).
+        ``as_recorded``: a stored match, whose rounds are replayed as recorded even where
+        the count now refuses them (with a note)."""
         rec = parse_card_record(data)
-        match = cls(rec.players, rec.starter, list(rec.turns))
+        match = cls(rec.players, rec.starter, list(rec.turns), zero_rule=rec.zero_rule,
+                    as_recorded=as_recorded)
         match.finished = finished
         _ = match.replayed  # the replay checks the rounds (RecordError)
         return match

@@ -79,9 +79,11 @@ class TableCardMatch(CardMatch):
             self._passed_to = (passed["player"], self.turns[-1])
 
     @classmethod
-    def from_record(cls, data: object, finished: bool = False) -> TableCardMatch:
-        m = CardMatch.from_record(data, finished)
-        out = cls(list(m.players), m.starter, list(m.turns))
+    def from_record(cls, data: object, finished: bool = False, as_recorded: bool = False
+                    ) -> TableCardMatch:
+        m = CardMatch.from_record(data, finished, as_recorded)
+        out = cls(list(m.players), m.starter, list(m.turns), zero_rule=m.zero_rule,
+                  as_recorded=as_recorded)
         out.finished = m.finished
         return out
 
@@ -98,11 +100,15 @@ def card_pending_json(m: TableCardMatch) -> dict | None:
 def card_match_from_row(row: Mapping[str, Any]) -> TableCardMatch:
     """Rebuild a stored card match exactly: record, finished flag, the early end of a
     round, a pass, and the flagged turn."""
-    match = TableCardMatch.from_record(row["record"], finished=bool(row["finished"]))
+    match = TableCardMatch.from_record(row["record"], finished=bool(row["finished"]),
+                                       as_recorded=True)
     pending = row.get("pending") or {}
     match.restore_extras(pending)
     if pending.get("placed") is not None and not match.over:
         hand = pending.get("hand")
-        match.propose(pending["placed"], tuple(hand) if hand is not None else None,
-                      pending.get("player"))
+        try:
+            match.propose(pending["placed"], tuple(hand) if hand is not None else None,
+                          pending.get("player"))
+        except (CardMatchError, TypeError) as exc:  # the cards are still on the table
+            match.notes.append(f"the flagged turn could not be restored: {exc}")
     return match

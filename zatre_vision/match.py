@@ -5,7 +5,11 @@ folded in, minus points), in the ``zatre score`` format. Board and sheets are ne
 stored separately: they are derived by replaying the record through the rules
 engine, so a correction anywhere in the past recomputes everything after it.
 
-A turn that breaks the rules is not applied: it waits as the *pending* turn, with an
+Every turn is judged by the record's referee (``rules.record.Referee``), as ``zatre
+score`` judges it: the rules of the turn, turn order, and what the player can hold
+(``rules.holdings``), so a turn that places more tiles than the player can have drawn
+is flagged even when the hand is not declared. A turn that breaks the rules is not
+applied: it waits as the *pending* turn, with an
 alert, until the tiles are taken back (``reject_pending``), the operator overrides
 it (``accept_pending``), or it is corrected. Committed turns stay on the board even
 when a later correction shows they broke a rule: their violations are reported on
@@ -21,10 +25,17 @@ from dataclasses import dataclass, field
 
 from .rules.board import CELL_SET, grid_index
 from .rules.moves import cell_hints
-from .rules.record import GameRecord, RecordTurn, ReplayState, parse_record, run_replay
-from .rules.seats import checked_starter, leaders
+from .rules.record import (
+    GameRecord,
+    RecordTurn,
+    ReplayState,
+    as_recorded_note,
+    parse_record,
+    run_replay,
+)
+from .rules.seats import checked_starter, checked_teams, leaders
 from .rules.tiles import TILE_COUNT, is_tile_value
-from .rules.turn import TurnResult, check_turn
+from .rules.turn import TurnResult
 
 
 class MatchError(ValueError):
@@ -54,15 +65,26 @@ class Match:
     minus: dict[str, int] = field(default_factory=dict)
     finished: bool = False
     pending: PendingTurn | None = None
+    #: a stored match from an earlier version (``from_record``): teams the rules now
+    #: refuse are kept as recorded, with a note in ``notes`` and in the state's alerts
+    as_recorded: bool = False
+    notes: list[str] = field(default_factory=list, init=False)
     _replayed: ReplayState | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.starter = checked_starter(self.players, self.starter, 6, MatchError,
                                        "players or teams")
+        try:
+            self.teams = checked_teams(self.players, self.teams, MatchError)
+        except MatchError as exc:
+            if not self.as_recorded:
+                raise
+            self.notes.append(as_recorded_note(exc))
 
     # -- derived state -------------------------------------------------------------------
     def record(self) -> GameRecord:
-        return GameRecord(list(self.players), list(self.turns), dict(self.minus), dict(self.teams))
+        return GameRecord(list(self.players), list(self.turns), dict(self.minus), dict(self.teams),
+                          self.starter)
 
     @property
     def replayed(self) -> ReplayState:
@@ -79,9 +101,13 @@ class Match:
 
     @property
     def current_player(self) -> str:
-        """Whose turn it is: clockwise from the starter, one seat per committed turn."""
-        start = self.players.index(self.starter)
-        return self.players[(start + len(self.turns)) % len(self.players)]
+        """Whose turn it is: clockwise from the starter, the seat after the last turn's."""
+        return self.replayed.referee.next_player
+
+    def hand_limit(self, player: str | None = None) -> int:
+        """The most tiles ``player`` (default: whose turn it is) can hold for a turn played
+        now, from what they drew, placed and kept back (``rules.holdings``)."""
+        return self.replayed.referee.allowance(player or self.current_player).most
 
     def held_tiles(self) -> dict[str, list[int]]:
         """Tiles each player is known to hold back (from the hands declared)."""
@@ -123,7 +149,8 @@ class Match:
             raise MatchError("hand tiles must be values 1 to 6")
         if hand_t is not None and Counter(placed.values()) - Counter(hand_t):
             raise MatchError("the hand must include every placed tile")
-        result = check_turn(self.board, placed, hand=hand_t)
+        # the record's referee: turn order and what the player can hold, as in zatre score
+        result, _, _ = self.replayed.referee.judge(RecordTurn(player, placed, hand_t))
         if result.legal:
             self.turns.append(RecordTurn(player, placed, hand_t))
             self._changed()
@@ -278,6 +305,8 @@ class Match:
                                "cells": sorted(turn.placed),
                                "reasons": [v.message for v in violations],
                                "violations": [v.to_json() for v in violations]})
+        if self.notes:
+            alerts.append({"kind": "as-recorded", "reasons": list(self.notes)})
         return {
             "players": list(self.players),
             "starter": self.starter,
@@ -309,13 +338,17 @@ class Match:
         return out
 
     @classmethod
-    def from_record(cls, data: object, finished: bool = False) -> Match:
-        """Rebuild a match from its record (raises RecordError on a bad record)."""
-        rec = parse_record(data)
+    def from_record(cls, data: object, finished: bool = False, as_recorded: bool = False
+                    ) -> Match:
+        """Rebuild a match from its record (raises RecordError on a bad record).
+        ``as_recorded``: a stored match, whose teams are kept even where the rules now
+        refuse them (with a note)."""
+        rec = parse_record(data, as_recorded=as_recorded)
         starter = data.get("starter") if isinstance(data, dict) else None
         if starter is not None and starter not in rec.players:
             raise MatchError(f"unknown starting player {starter!r}")
-        match = cls(rec.players, starter, rec.teams, list(rec.turns), rec.minus)
+        match = cls(rec.players, starter, rec.teams, list(rec.turns), rec.minus,
+                    as_recorded=as_recorded)
         match.finished = finished
         return match
 

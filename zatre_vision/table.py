@@ -132,6 +132,7 @@ class Table:
                                        "message": "manual entry" if camera_source == "none" else "",
                                        "updated": time.time()}
         self._state_text: str | None = None
+        self.resume_note: str | None = None
         self._resume()
 
     # -- loading -----------------------------------------------------------------------
@@ -143,7 +144,14 @@ class Table:
         row = self.store.get_match(match_id)
         if row is None:
             return
-        self.match = match_from_row(row)
+        try:
+            self.match = match_from_row(row)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            # a stored record no version of the rules can replay: the server starts all
+            # the same, the match stays in the history, and the table says why
+            self.resume_note = (f"match {match_id} could not be resumed: "
+                                f"{' '.join(str(exc).split())[:200]}; it stays in the history")
+            return
         self.match_id = match_id
         self.match_source = row.get("source")
         self.tournament_id = row.get("tournament_id")
@@ -208,6 +216,8 @@ class Table:
             if not isinstance(self.match, TableCardMatch):
                 base["held"] = self.match.held_tiles()
             base["turns_played"] = len(self.match.turns)
+        if self.match is None and self.resume_note:
+            base["alerts"] = [{"kind": "as-recorded", "reasons": [self.resume_note]}]
         if self.camera.get("state") == "error":
             base["alerts"] = [*base["alerts"], {"kind": "camera", "reasons": [
                 self.camera.get("message") or "the camera stopped"]}]
@@ -286,9 +296,11 @@ class Table:
     def new_match(self, players: Sequence[str], starter: str | None = None,
                   teams: Mapping[str, int] | None = None, *, source: str = "manual",
                   tournament_id: int | None = None, pairing: str | None = None,
-                  season: str | None = None, variant: str = "board") -> int:
+                  season: str | None = None, variant: str = "board",
+                  zero_rule: str | None = None) -> int:
         """Start a new match at this table (the previous one stays in the records).
-        ``variant="cards"``: a card game (2 to 4 players, manual entry)."""
+        ``variant="cards"``: a card game (2 to 4 players, manual entry), scored with the
+        club's ``zero_rule`` ("on" / "off"; None: the data file's)."""
         if source not in SOURCES:
             raise MatchError(f"unknown source {source!r}")
         if variant not in VARIANTS:
@@ -300,7 +312,7 @@ class Table:
             if not 2 <= len(players) <= 4:
                 raise MatchError("a card game needs 2 to 4 players")
             try:
-                match = TableCardMatch(players, starter)
+                match = TableCardMatch(players, starter, zero_rule=zero_rule)
             except CardMatchError as exc:
                 raise MatchError(str(exc)) from None
         else:
@@ -451,10 +463,13 @@ def match_from_row(row: Mapping[str, Any]) -> Match | TableCardMatch:
     """Rebuild a stored match exactly: its record, finished flag and pending turn."""
     if is_card_record(row["record"]):
         return card_match_from_row(row)
-    match = Match.from_record(row["record"], finished=bool(row["finished"]))
+    match = Match.from_record(row["record"], finished=bool(row["finished"]), as_recorded=True)
     pending = row.get("pending")
     if pending and not match.finished:
         hand = pending.get("hand")
-        match.propose(pending["placed"], tuple(hand) if hand is not None else None,
-                      pending["player"])
+        try:
+            match.propose(pending["placed"], tuple(hand) if hand is not None else None,
+                          pending["player"])
+        except (MatchError, KeyError, TypeError) as exc:  # the tiles are still on the table
+            match.notes.append(f"the flagged turn could not be restored: {exc}")
     return match

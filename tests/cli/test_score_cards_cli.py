@@ -13,6 +13,7 @@ CARD_EXAMPLE = {
         {"player": "Ann", "placed": {"0,0": 6, "1,0": 4}, "hand": [6, 4, 0, 2]},
         {"player": "Ben", "placed": {"2,0": 0}},
         {"player": "Ann", "placed": {"-1,0": 1}},
+        {"player": "Ben", "placed": {}},
         {"player": "Ann", "placed": {"1,1": 6}, "hand": [0, 6, 2]},
         {"player": "Ben", "placed": {}, "hand": [5, 5, 3]},
     ],
@@ -27,7 +28,8 @@ def write(tmp_path, obj, name="cards.json"):
 
 def test_card_record_is_replayed_by_the_card_engine(zatre, tmp_path):
     """Ann lays 6 4 (10: 1 point). Ben adds a zero: 6 4 0 is still 10 (1 point). Ann
-    puts a 1 in front: 1 6 4 0 = 11 (3 points). Ann then lays a 6 under the 4 while
+    puts a 1 in front: 1 6 4 0 = 11 (3 points). Ben passes (nothing placed: Ann plays
+    next; issue 42 checks the turn order). Ann then lays a 6 under the 4 while
     holding a 0: column 4 + 6 = 10 (1 point; the hand has 3 cards, fine). Ben shows
     5 5 3: the 3 fits under the zero (0 + 3), so showing is tile-not-placed."""
     proc = zatre("score", write(tmp_path, CARD_EXAMPLE))
@@ -43,8 +45,8 @@ def test_card_record_is_replayed_by_the_card_engine(zatre, tmp_path):
     }
     assert out["turns"][1]["points"] == {"10": 1, "11": 0, "12": 0}
     assert out["turns"][2]["lines"] == [{"cells": ["-1,0", "0,0", "1,0", "2,0"], "sum": 11}]
-    assert out["turns"][3]["points"] == {"10": 1, "11": 0, "12": 0}
-    ben = out["turns"][4]
+    assert out["turns"][3]["legal"] and out["turns"][4]["points"] == {"10": 1, "11": 0, "12": 0}
+    ben = out["turns"][5]
     assert ben["legal"] is False and [v["code"] for v in ben["violations"]] == ["tile-not-placed"]
     assert out["sheets"]["Ann"] == {
         "rows": [{"x2": False, "10": 1, "11": 3, "12": None, "bonus": 0, "total": 4},

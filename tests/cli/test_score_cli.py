@@ -79,7 +79,7 @@ def test_wrong_draw_is_flagged_when_hands_are_known(zatre, tmp_path):
     out = json.loads(zatre("score", write(tmp_path, record)).stdout)
     assert out["turns"][0]["legal"] is True
     assert [v["code"] for v in out["turns"][1]["violations"]] == ["wrong-draw"]
-    assert "3 tile(s) drawn" in out["turns"][1]["violations"][0]["message"]
+    assert "can hold at most 2" in out["turns"][1]["violations"][0]["message"]
 
 
 BAD_INPUTS = {
@@ -100,6 +100,10 @@ BAD_INPUTS = {
     "minus unknown player": ({"players": ["Ann"], "turns": [], "minus": {"Bob": 3}},
                              "unknown player"),
     "negative minus": ({"players": ["Ann"], "turns": [], "minus": {"Ann": -3}}, "at least 0"),
+    "teams of three (issue 42)": ({"players": ["A", "B"], "teams": {"A": 3, "B": 3},
+                                   "turns": []}, "a team has 2 partners"),
+    "a team and a single player": ({"players": ["A", "B"], "teams": {"A": 2}, "turns": []},
+                                   "B in no team"),
     "placed not in hand": ({"players": ["Ann"], "turns": [
         {"player": "Ann", "placed": {"H8": 6}, "hand": [1, 2, 3]}]}, "not in 'hand'"),
 }

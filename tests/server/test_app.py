@@ -180,7 +180,11 @@ def test_manual_turns_flags_overrides_and_undo(operator, playing):
     ("/setup", {"players": ["Ann", "<script>"]}, "usable name"),
     ("/setup", {"players": ["Ann", "Ben"], "starter": "Cleo"}, "starting player"),
     ("/setup", {"players": ["Ann", "Ben"], "camera": "../../etc"}, "camera source"),
-    ("/setup", {"players": ["Ann", "Ben"], "teams": {"Ann": 9}}, "1 to 3 members"),
+    ("/setup", {"players": ["Ann", "Ben"], "teams": {"Ann": 9}}, "two partners per team"),
+    ("/setup", {"players": ["Ann", "Ben"], "teams": {"Ann": 3, "Ben": 3}}, "4 or 6 players"),
+    ("/setup", {"players": ["Ann", "Ben"], "teams": {"Ann": 1, "Ben": 1}}, "two partners"),
+    ("/setup", {"players": ["Ann", "Ben"], "teams": {"Ann": 2}}, "4 or 6 players"),
+    ("/setup", {"players": ["A", "B", "C", "D"], "team_game": "on"}, "4 or 6 players"),
     ("/table/draw", {"players": "Ann"}, "2 to 6"),
     ("/tournaments", {"name": "Cup", "players": "A,B"}, "3 to 16"),
     ("/tournaments", {"name": "", "players": "A,B,C"}, "name"),
@@ -236,9 +240,19 @@ def test_setup_starts_a_match_with_a_draw(operator, table):
     assert r.status_code == 200 and body["draw"]["starter"] in ("Ann", "Ben", "Cleo")
     assert body["state"]["turn"] == body["draw"]["starter"]
     r = operator.post_json("/setup", {"players": "Dora, Emil", "starter": "Emil",
-                                      "teams": {"Dora": 2}})
-    assert r.get_json()["state"]["teams"] == {"Dora": 2}
+                                      "teams": {"Dora": 2, "Emil": 2}})
+    assert r.get_json()["state"]["teams"] == {"Dora": 2, "Emil": 2}
     assert operator.post_json("/table/draw", {"players": ["A", "B"]}).get_json()["starter"]
+
+
+def test_the_setup_form_starts_a_team_game_of_two_partners_per_team(operator, table):
+    page = operator.get("/setup").text
+    assert 'name="team_game"' in page and "two partners" in page
+    r = operator.post("/setup", data={"csrf_token": "test-token", "team_game": "on",
+                                      "players[]": ["Dora", "Emil", "Fay", "", "", ""],
+                                      "starter": "Fay", "camera": "none"})
+    assert r.status_code == 302
+    assert table.state()["teams"] == {"Dora": 2, "Emil": 2, "Fay": 2}
 
 
 def test_first_setup_chooses_the_pin(tmp_path):

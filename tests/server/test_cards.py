@@ -45,7 +45,8 @@ def test_card_match_resumes_exactly_after_a_restart(tmp_path):
         assert after[key] == before[key], key
     assert after["turn"] == "Ben" and after["sheets"]["Ben"]["total"] == 5
 
-    t.end_round()                                                 # a blocked round
+    t.commit_turn({"1,1": 6}, source="manual")                    # Ben: 12 and 11
+    t.end_round()                                  # a blocked round: only 0 and 1 fit
     t.commit_turn({"0,0": 6, "0,1": 6, "0,2": 6}, source="manual")  # 3 cards: flagged
     st = t.state()
     assert st["round"] == 2 and st["turn"] == "Cleo" and st["pending"]["placed"]
@@ -115,11 +116,29 @@ def test_setup_starts_a_card_game(operator, table):
     assert r.status_code == 302 and table.state()["players"] == ["Ann", "Ben", "Cleo"]
 
 
+def test_setup_chooses_the_zero_rule_and_a_restart_keeps_it(operator, table, store):
+    assert 'name="zero_rule"' in operator.get("/setup").text
+    r = operator.post("/setup", data={"csrf_token": "test-token", "game": "cards",
+                                      "players[]": ["Ann", "Ben", "", ""], "starter": "Ann",
+                                      "camera": "none", "zero_rule": "off"})
+    assert r.status_code == 302 and table.state()["zero_rule"] == "off"
+    again = Table(store, table.name)
+    try:
+        assert again.state()["zero_rule"] == "off"
+    finally:
+        again.close()
+    # left out, the zero rule is on (today's default)
+    operator.post_json("/setup", {"game": "cards", "players": ["Ann", "Ben"], "replace": True})
+    assert table.state()["zero_rule"] == "on"
+
+
 @pytest.mark.parametrize("body,needle", [
     ({"game": "cards", "players": ["A", "B", "C", "D", "E"]}, "2 to 4"),
     ({"game": "cards", "players": ["A"]}, "2 to 6"),
     ({"game": "cards", "players": ["A", "B"], "camera": "demo"}, "manual entry"),
     ({"game": "cards", "players": ["A", "B"], "teams": {"A": 2}}, "no teams"),
+    ({"game": "cards", "players": ["A", "B"], "team_game": "on"}, "no teams"),
+    ({"game": "cards", "players": ["A", "B"], "zero_rule": "maybe"}, "on or off"),
     ({"game": "cards", "players": ["A", "B"], "starter": "Zed"}, "starting player"),
     ({"game": "cards", "players": ["A", "B"], "tournament_id": 1}, "board games"),
     ({"game": "chess", "players": ["A", "B"]}, "board or cards"),
@@ -154,9 +173,8 @@ def test_card_turns_through_the_routes(operator, cards):
     r = operator.post_json("/cards/card", {"position": "0,1", "value": 2})
     assert r.status_code == 200 and r.get_json()["state"]["board"]["0,1"] == 2
     assert operator.post_json("/table/undo").status_code == 200
-    r = operator.post_json("/cards/end-round")
-    assert r.status_code == 200 and r.get_json()["state"]["first_turn"]
-    assert r.get_json()["state"]["round"] == 2
+    r = operator.post_json("/cards/end-round")     # cards that fit are still to come
+    assert r.status_code == 409 and "cannot be blocked yet" in r.get_data(as_text=True)
     r = operator.post_json("/cards/finish")
     assert r.status_code == 200 and r.get_json()["state"]["finished"]
     assert operator.post_json("/cards/turn", {"placed": {"0,0": 1}}).status_code == 409
@@ -210,6 +228,7 @@ def test_card_pages_api_and_exports(client, cards, table):
     page = client.get("/").data.decode()
     assert 'data-cards="live"' in page and 'id="layout"' in page and "card-rules" in page
     assert 'data-cards="sheet"' in client.get("/sheet").data.decode()
+    assert "zero rule: on" in client.get("/sheet").data.decode()  # the club setting, issue 42
     st = client.get("/api/state").get_json()
     assert st["variant"] == "cards" and st["board"] == {"0,0": 6, "1,0": 4, "2,0": 0}
     assert st["hints"] and st["alerts"][0]["kind"] == "illegal-turn"
@@ -230,6 +249,7 @@ def test_card_pages_api_and_exports(client, cards, table):
     assert 'data-cards="replay"' in replay and "steps-data" in replay
     printed = client.get(f"/matches/{card['id']}/print").data.decode()
     assert "card game" in printed and "12 (5)" in printed and "x 2" not in printed
+    assert "zero rule: on" in printed
     rows = list(csv.reader(io.StringIO(client.get(f"/matches/{card['id']}/export.csv").data.decode())))
     assert rows[0][:4] == ["match", "turn", "round", "player"] and rows[1][4] == "0,0=6 1,0=4"
     exported = client.get(f"/matches/{card['id']}/export.json").get_json()

@@ -115,7 +115,7 @@ def test_end_turn_commits_a_turn_with_a_tile_held_back_and_then_waits_for_it_aga
     assert f.committed == []  # only one of two tiles: no automatic commit
     f.tracker.end_turn()
     assert f.committed == [{"G8": 5}]
-    # Ann's turn (two tiles, automatic), then Ben, who kept a tile back, may place three
+    # Ann's turn (two tiles, automatic), then Ben, who kept a tile back
     f.put("G6", 1)
     f.still(1)
     f.put("G5", 1)
@@ -126,10 +126,9 @@ def test_end_turn_commits_a_turn_with_a_tile_held_back_and_then_waits_for_it_aga
         f.put(cell, 1)
         f.still(4)
     assert len(f.committed) == 2  # Ben's turn waits for his end of turn
-    f.put("I5", 1)
-    f.still(3)
     f.tracker.end_turn()
-    assert f.committed[-1] == {"I7": 1, "I6": 1, "I5": 1}
+    # one kept back and one drawn (rules.md, rule 6): two tiles, not three (issue 42)
+    assert f.committed[-1] == {"I7": 1, "I6": 1}
     assert f.tracker.commits[-1].legal
 
 
@@ -164,7 +163,9 @@ def test_undo_takes_the_commit_back_without_committing_it_again_at_once():
     f.put("E8", 1)  # the player goes on and places a third tile, then ends the turn
     f.still(3)
     f.tracker.end_turn()
-    assert f.match.turns[-1].placed == {"G8": 1, "F8": 1, "E8": 1}
+    # a first hand of two cannot place three (issue 42): flagged, not committed
+    assert f.match.pending.placed == {"G8": 1, "F8": 1, "E8": 1}
+    assert "wrong-draw" in [v.code for v in f.match.pending.result.violations]
 
 
 def test_an_illegal_turn_waits_and_is_dropped_when_its_tile_is_taken_back():
@@ -359,7 +360,7 @@ def test_a_tracker_that_has_read_no_frame_does_not_pass_on_end_turn():
 
 
 def test_a_team_seat_commits_by_itself_at_two_tiles_per_member():
-    f = Feed(FIRST, players=("Ann", "Red"), teams={"Red": 2})
+    f = Feed(FIRST, players=("Blue", "Red"), teams={"Blue": 2, "Red": 2})
     for cell in ("G8", "F8"):
         f.put(cell, 1)
         f.still(4)

@@ -256,6 +256,7 @@
         const card = el("div", { class: "alert alert-" + a.kind }, box);
         const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}`
           : a.kind === "broken-turn" ? `Turn ${a.turn} by ${a.player} breaks a rule since a correction`
+          : a.kind === "as-recorded" ? "Stored by an earlier version: shown as recorded"
           : "Camera";
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells ? ` (${a.cells.join(", ")})` : "") }, card);
         const ul = el("ul", {}, card);

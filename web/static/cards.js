@@ -245,7 +245,8 @@
       box.textContent = "";
       (state.alerts || []).forEach((a) => {
         const card = el("div", { class: "alert alert-" + a.kind }, box);
-        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}` : "Camera";
+        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}`
+          : a.kind === "as-recorded" ? "Stored by an earlier version: shown as recorded" : "Camera";
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells && a.cells.length ? ` (${a.cells.join("; ")})` : "") }, card);
         const ul = el("ul", {}, card);
         (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
@@ -415,6 +416,11 @@
       });
       const note = $("#game-note");
       if (note) note.hidden = !cards;
+      // the zero rule is the card game's; teams are the board game's
+      const zero = $("#zero-rule-field"), team = $("#team-game-field"), box = $("#team-game");
+      if (zero) zero.hidden = !cards;
+      if (team) team.hidden = cards;
+      if (box && cards) box.checked = false;
     };
     game.addEventListener("change", sync);
     sync();

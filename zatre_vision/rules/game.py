@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .board import Board, cell_index
+from .holdings import Holding, allowance, draw_size
 from .moves import placeable_values
-from .seats import leaders
+from .seats import checked_teams, leaders
 from .sheet import ScoreSheet
 from .tiles import Bag
 from .turn import TurnResult, check_turn
@@ -39,7 +40,7 @@ class Seat:
 
     @property
     def draw_size(self) -> int:
-        return 2 * self.members
+        return draw_size(self.members)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class Game:
         names = [s.name for s in self.seats]
         if len(set(names)) != len(names):
             raise ValueError("seat names must be different")
+        checked_teams(names, {s.name: s.members for s in self.seats if s.members != 1},
+                      ValueError)
         self.rng = rng
         self.bag = bag if bag is not None else Bag(rng)
         self.board = Board()
@@ -120,13 +123,10 @@ class Game:
         seat = self.seat
         if self._turn_open:
             return list(seat.hand)
-        can_place = bool(placeable_values(self.board) & set(seat.hand))
-        if not seat.hand:
-            want = seat.draw_size
-        elif len(seat.hand) >= 2 and can_place:
-            want = 0
-        else:
-            want = 1
+        # rule 6, as holdings.py decides it for records and live matches
+        held = Holding(tuple(seat.hand), len(seat.hand), started=True)
+        want = allowance(held, placeable_values(self.board), False, seat.members).most \
+            - len(seat.hand)
         drawn = self.bag.draw_up_to(want)
         if drawn and len(self.bag) == 0:
             self._drew_last = True

@@ -3,8 +3,11 @@
 Input and output formats are in ``shared/spec/contracts.md``. Validation raises
 RecordError with a one-line reason for anything that is not a well-formed record:
 malformed structure, an unknown player, a name outside the 15 x 15 grid (``Z99``),
-a tile value other than 1..6, a missing field. A well-formed record whose moves
-break the rules is not an error: those turns are reported illegal and skipped.
+a tile value other than 1..6, a missing field, teams that are not two partners each
+and 4 or 6 players in all. A well-formed record whose moves break the rules is not an
+error: those turns are reported illegal and skipped. That includes a turn out of turn
+(``out-of-turn``) and a turn whose tiles do not fit what the player can hold
+(``wrong-draw``, decided by :mod:`.holdings`, also after refused turns).
 
 A record with ``"variant": "cards"`` is a card game: ``score_record`` hands it to
 :mod:`.variants.cards_record`. ``parse_record`` is for board-game records only.
@@ -13,12 +16,14 @@ A record with ``"variant": "cards"`` is a card game: ``score_record`` hands it t
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .board import CELL_SET, Board, cell_index, cell_name, grid_index, is_grid_name
+from .holdings import EMPTY, Allowance, Holding, after_turn, allowance, draw_violations
 from .moves import placeable_values
+from .seats import checked_teams
 from .sheet import ScoreSheet
-from .tiles import FIRST_HAND, is_tile_value
+from .tiles import is_tile_value
 from .turn import TurnResult, Violation, check_turn, score_lines
 
 
@@ -48,6 +53,10 @@ class GameRecord:
     turns: list[RecordTurn]
     minus: dict[str, int] = field(default_factory=dict)
     teams: dict[str, int] = field(default_factory=dict)
+    starter: str | None = None  # None: the first turn's player
+    #: read "as recorded" (a stored match): the rules it breaks that are checked only
+    #: since it was stored, one line each (not part of the record's JSON)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The record in the ``zatre score`` input format."""
@@ -56,6 +65,8 @@ class GameRecord:
             out["minus"] = dict(self.minus)
         if self.teams:
             out["teams"] = dict(self.teams)
+        if self.starter is not None:
+            out["starter"] = self.starter
         return out
 
 
@@ -107,8 +118,17 @@ def _int_list(value: object, where: str) -> tuple[int, ...]:
     return tuple(value)
 
 
-def parse_record(data: object) -> GameRecord:
-    """Validate a decoded JSON record. Raises RecordError with a one-line reason."""
+def as_recorded_note(reason: object) -> str:
+    """The one-line note on a stored match that breaks a rule checked only since."""
+    return f"{reason} (stored before this rule was checked; shown as recorded)"
+
+
+def parse_record(data: object, as_recorded: bool = False) -> GameRecord:
+    """Validate a decoded JSON record. Raises RecordError with a one-line reason.
+
+    ``as_recorded``: a match the store kept from an earlier version. Teams that are not
+    two partners each, 4 or 6 players in all, are kept as recorded with a note
+    (``GameRecord.notes``) instead of refused; anything else is checked as usual."""
     if not isinstance(data, dict):
         raise RecordError("a game record must be a JSON object with 'players' and 'turns'")
     variant = data.get("variant", "board")
@@ -141,7 +161,17 @@ def parse_record(data: object) -> GameRecord:
 
     minus = _player_ints(data.get("minus"), "minus", known, minimum=0)
     teams = _player_ints(data.get("teams"), "teams", known, minimum=1)
-    return GameRecord(list(players), turns, minus, teams)
+    notes = []
+    try:
+        teams = checked_teams(players, teams, RecordError)
+    except RecordError as exc:
+        if not as_recorded:
+            raise
+        notes.append(as_recorded_note(exc))
+    starter = data.get("starter")
+    if starter is not None and starter not in known:
+        raise RecordError(f"unknown starting player {starter!r}")
+    return GameRecord(list(players), turns, minus, teams, starter, notes)
 
 
 def _player_ints(value: object, key: str, known: set[str], minimum: int) -> dict[str, int]:
@@ -155,32 +185,6 @@ def _player_ints(value: object, key: str, known: set[str], minimum: int) -> dict
         if not isinstance(n, int) or isinstance(n, bool) or n < minimum:
             raise RecordError(f"'{key}': {player} must be a whole number, at least {minimum}")
     return dict(value)
-
-
-def _draw_check(board: Board, first: bool, hand: tuple[int, ...], leftover: list[int] | None,
-                draw_size: int) -> list[Violation]:
-    """Rule 6, where the previous hand is known: the hand must hold what was kept back
-    and no more new tiles than the carry-over rule allows."""
-    if first:
-        allowed, kept = FIRST_HAND, []
-    elif leftover is None:
-        return []
-    else:
-        kept = leftover
-        if Counter(kept) - Counter(hand):
-            return [Violation("wrong-draw", (), f"the hand {list(hand)} lacks the tiles kept back "
-                              f"last turn {sorted(kept)}")]
-        if not kept:
-            allowed = draw_size
-        elif len(kept) >= 2 and placeable_values(board) & set(kept):
-            allowed = 0
-        else:
-            allowed = 1
-    drawn = len(hand) - len(kept)
-    if drawn > allowed:
-        return [Violation("wrong-draw", (), f"{drawn} tile(s) drawn, but the carry-over rule "
-                          f"allows {allowed} with {len(kept)} kept back")]
-    return []
 
 
 @dataclass(frozen=True)
@@ -198,13 +202,101 @@ class ReplayedTurn:
         return entry
 
 
+class Referee:
+    """Whose turn it is and what each seat may hold, turn after turn.
+
+    ``judge`` gives the verdict on a turn without changing anything; ``commit`` enters
+    it. Turn order: play goes clockwise from the starter (the record's ``starter``, else
+    the first turn's player). After a turn that is applied the next seat plays. After a
+    refused one its tiles go back to the player's hand, and the same player plays again
+    or, the turn given up, the next seat plays. What a seat may hold is
+    :mod:`.holdings`'s, whether or not its turns were applied."""
+
+    def __init__(self, players: list[str], teams: dict[str, int], starter: str | None):
+        self.players = list(players)
+        self.teams = dict(teams)
+        self.starter = starter
+        self.board = Board()
+        self.sheets = {p: ScoreSheet() for p in players}
+        self.holdings: dict[str, Holding] = dict.fromkeys(players, EMPTY)
+        self.expected: str | None = starter
+        self.retry: str | None = None  # refused last: may play again
+
+    @property
+    def next_player(self) -> str:
+        """The seat to play next (a refused player may also play again)."""
+        return self.retry or self.expected or self.players[0]
+
+    def _in_turn(self, player: str) -> bool:
+        return self.starter is None or player in (self.expected, self.retry)
+
+    def _holding(self, player: str) -> Holding:
+        held = self.holdings[player]
+        if held.open and player != self.retry:  # its refused turn was given up
+            held = replace(held, open=False)
+        return held
+
+    def allowance(self, player: str) -> Allowance:
+        """What ``player`` may hold for a turn played now."""
+        opens = self.board.count == 0  # the turn that opens the board holds three
+        return allowance(self._holding(player), placeable_values(self.board), opens,
+                         self.teams.get(player, 1))
+
+    def judge(self, turn: RecordTurn) -> tuple[TurnResult, Allowance, bool]:
+        """The verdict on ``turn`` played now, the seat's allowance, and whether it was
+        the player's turn."""
+        in_turn = self._in_turn(turn.player)
+        first = self.board.count == 0
+        result = check_turn(self.board, turn.placed, hand=turn.hand, first_turn=first)
+        allow = self.allowance(turn.player)
+        extra = [] if in_turn else [Violation(
+            "out-of-turn", (), f"{turn.player} plays out of turn: it is "
+                               f"{self.next_player}'s turn")]
+        draw = draw_violations(allow, turn.hand, len(turn.placed))
+        if extra or draw:
+            result = TurnResult(placed=result.placed, legal=False,
+                                violations=extra + result.violations + draw,
+                                lines=result.lines)
+        return result, allow, in_turn
+
+    def commit(self, turn: RecordTurn, apply_all: bool = False) -> ReplayedTurn:
+        """Judge ``turn`` and enter it: applied when legal, overridden or ``apply_all``."""
+        result, allow, in_turn = self.judge(turn)
+        board = self.board
+        if self.starter is None:
+            self.starter = turn.player
+        if not result.legal and (turn.override or apply_all):
+            result = _overridden(board, turn, result)
+        applied = result.legal or turn.override or apply_all
+        if applied:
+            for name, value in turn.placed.items():
+                index = grid_index(name)
+                if index in CELL_SET and not board.values[index]:
+                    board.put(index, value)
+            self.sheets[turn.player].enter(result.points, result.crosses)
+        if not (applied or in_turn):
+            return ReplayedTurn(turn, result, applied)  # out of turn, refused: nothing drawn
+        if self.retry is not None and self.retry != turn.player:
+            self.holdings[self.retry] = self._holding(self.retry)
+        fits = not any(v.code == "wrong-draw" for v in result.violations)
+        self.holdings[turn.player] = after_turn(
+            allow, turn.hand, [v for v in turn.placed.values() if is_tile_value(v)],
+            applied, fits)
+        k = self.players.index(turn.player)
+        self.expected = self.players[(k + 1) % len(self.players)]
+        self.retry = None if applied else turn.player
+        return ReplayedTurn(turn, result, applied)
+
+
 @dataclass
 class ReplayState:
-    """Board, sheets and per-turn verdicts after replaying a record."""
+    """Board, sheets and per-turn verdicts after replaying a record; ``referee`` judges
+    the turn that would come next."""
 
     board: Board
     sheets: dict[str, ScoreSheet]
     turns: list[ReplayedTurn]
+    referee: Referee | None = None
 
     def to_json(self) -> dict:
         return {
@@ -233,41 +325,11 @@ def run_replay(record: GameRecord, apply_all: bool = False) -> ReplayState:
     record marks them ``override`` (accepted by an operator), or ``apply_all`` is set
     (a live match, whose committed turns are on the table whatever a later correction
     reveals about them)."""
-    board = Board()
-    sheets = {p: ScoreSheet() for p in record.players}
-    leftovers: dict[str, list[int] | None] = {p: None for p in record.players}
-    seen: set[str] = set()
-    out: list[ReplayedTurn] = []
-    for turn in record.turns:
-        first = board.count == 0
-        result = check_turn(board, turn.placed, hand=turn.hand, first_turn=first)
-        if turn.hand is not None and result.legal:
-            leftover = leftovers[turn.player] if turn.player in seen else []
-            extra = _draw_check(board, first, turn.hand, leftover,
-                                2 * record.teams.get(turn.player, 1))
-            if extra:
-                result = TurnResult(placed=result.placed, legal=False, violations=extra,
-                                    lines=result.lines)
-        seen.add(turn.player)
-        if not result.legal and (turn.override or apply_all):
-            result = _overridden(board, turn, result)
-        applied = result.legal or turn.override or apply_all
-        if applied:
-            for name, value in turn.placed.items():
-                index = grid_index(name)
-                if index in CELL_SET and not board.values[index]:
-                    board.put(index, value)
-            sheets[turn.player].enter(result.points, result.crosses)
-        if applied and turn.hand is not None:
-            rest = Counter(turn.hand)
-            rest.subtract(turn.placed.values())
-            leftovers[turn.player] = sorted(rest.elements())
-        else:
-            leftovers[turn.player] = None
-        out.append(ReplayedTurn(turn, result, applied))
+    referee = Referee(record.players, record.teams, record.starter)
+    out = [referee.commit(turn, apply_all) for turn in record.turns]
     for player, pips in record.minus.items():
-        sheets[player].minus = pips
-    return ReplayState(board, sheets, out)
+        referee.sheets[player].minus = pips
+    return ReplayState(referee.board, referee.sheets, out, referee)
 
 
 def replay(record: GameRecord) -> dict:
@@ -284,4 +346,26 @@ def score_record(data: object) -> dict:
 
         return score_card_record(data)
     return replay(parse_record(data))
+
+
+def broken_turn_notes(turns: list) -> list[str]:
+    """One line per replayed turn that breaks a rule and that no operator overrode:
+    in a stored match, a turn the table scored before that rule was checked."""
+    return [f"turn {n} ({t.turn.player}): {'; '.join(v.message for v in t.result.violations)}"
+            " (kept as the table scored it)"
+            for n, t in enumerate(turns, start=1) if not t.result.legal and not t.turn.override]
+
+
+def score_as_recorded(data: object) -> dict:
+    """A stored match's record replayed as the table scored it: every turn in it was
+    committed at the table and is applied, and a rule checked only since it was stored
+    is noted instead of refused. The ``zatre score`` output plus ``notes`` (one line
+    each). RecordError only for a record no version could store (malformed)."""
+    if isinstance(data, dict) and data.get("variant") == "cards":
+        from .variants.cards_record import score_card_as_recorded
+
+        return score_card_as_recorded(data)
+    rec = parse_record(data, as_recorded=True)
+    state = run_replay(rec, apply_all=True)
+    return {**state.to_json(), "notes": rec.notes + broken_turn_notes(state.turns)}
 

@@ -11,6 +11,7 @@ from flask import Blueprint, abort, current_app, flash, jsonify, redirect, reque
 
 from .. import server as _server
 from ..match import MatchError
+from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms
 from .records import pairing_key, round_robin
 from .security import check_csrf, require_pin, signed_in
@@ -106,15 +107,7 @@ def _start_match(data: dict):
         return cards.start_card_match(data)
     players = forms.player_names(data.get("players[]") or data.get("players"))
     source = forms.camera_source(data.get("camera"))
-    teams: dict[str, int] = {}
-    raw_teams = data.get("teams")
-    if isinstance(raw_teams, dict):
-        for name, members in raw_teams.items():
-            if name not in players:
-                abort(400, f"team {str(name)[:30]!r} is not one of the players")
-            m = forms.whole_number(members, 1, 3, "a team has 1 to 3 members")
-            if m > 1:
-                teams[name] = m
+    teams = _teams(data, players)
     starter, draw = chosen_starter(data, players)
     camera = ctx().camera
     tournament_id, pairing = _tournament_fields(data, players)
@@ -135,6 +128,28 @@ def _start_match(data: dict):
         msg += " Draw: " + "; ".join(", ".join(f"{p} {v}" for p, v in r.items())
                                     for r in draw["rounds"]) + "."
     return done(msg, url_for("pages.table"), match_id=match_id, draw=draw)
+
+
+def _teams(data: dict, players: list[str]) -> dict[str, int]:
+    """The team game (rules.md): every seat a team of two partners, 4 or 6 players in
+    all. From the form's "team game" box, or ``teams`` (seat: 2) in a JSON body."""
+    teams: dict[str, int] = {}
+    raw_teams = data.get("teams")
+    if isinstance(raw_teams, dict):
+        for name, members in raw_teams.items():
+            if name not in players:
+                abort(400, f"team {str(name)[:30]!r} is not one of the players")
+            teams[name] = forms.whole_number(members, TEAM_SIZE, TEAM_SIZE, TEAM_RULE)
+    elif forms.boolean(data.get("team_game", "")):
+        teams = dict.fromkeys(players, TEAM_SIZE)
+    if teams and (len(teams) != len(players) or TEAM_SIZE * len(players) not in TEAM_PLAYERS):
+        abort(400, TEAM_RULE)
+    return teams
+
+
+#: what the setup form says when the teams do not fit the rules
+TEAM_RULE = ("a team game has two partners per team and 4 or 6 players in all: "
+             "enter 2 or 3 teams")
 
 
 def _tournament_fields(data: dict, players: list[str]):

@@ -24,15 +24,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 
 from flask import Blueprint, abort, current_app, render_template
 
 from ..card_table import CARDS, is_card_record
-from ..rules.record import score_record
-from ..rules.variants.cards import CARD_RULES, is_position_name, parse_position
-from ..rules.variants.cards_record import CardRecord, parse_card_record, run_card_replay
+from ..rules.record import score_as_recorded
+from ..rules.variants.cards import (
+    CARD_RULES,
+    ZERO_RULE_SETTINGS,
+    is_position_name,
+    parse_position,
+)
+from ..rules.variants.cards_record import parse_card_record, run_card_replay
 from . import forms
 from .admin import done, run
+from .records import stored_result
 from .security import require_pin
 
 bp = Blueprint("cards", __name__)
@@ -129,15 +136,18 @@ def start_card_match(data: dict):
     source = forms.camera_source(data.get("camera"))
     if source != "none":
         abort(400, "the card game is scored by manual entry only: choose 'No camera'")
-    if data.get("teams"):
+    if data.get("teams") or forms.boolean(data.get("team_game", "")):
         abort(400, "the card game has no teams")
+    zero_rule = data.get("zero_rule", "on")
+    if zero_rule not in ZERO_RULE_SETTINGS:
+        abort(400, "the zero rule is on or off")
     if data.get("tournament_id") not in (None, ""):
         abort(400, "tournament games are board games")
     starter, draw = chosen_starter(data, players)
     may_replace_running(data)
     camera = ctx().camera
     match_id = run(lambda: ctx().table.new_match(players, starter, source="manual",
-                                                 variant=CARDS))
+                                                 variant=CARDS, zero_rule=zero_rule))
     if camera is not None:
         camera.start("none")
     msg = f"Card game {match_id} started: {starter} lays the first two cards."
@@ -234,12 +244,12 @@ def table_page(state: dict, page: str):
 
 def card_steps(record: dict) -> list[dict]:
     """Layout and sheets after each turn (step 0: nothing laid), as the table showed them."""
-    rec = parse_card_record(record)
+    rec = replace(parse_card_record(record), as_recorded=True)  # a stored match, as recorded
     steps = []
     full = run_card_replay(rec, apply_all=True)
     for k in range(len(rec.turns) + 1):
         state = full if k == len(rec.turns) else run_card_replay(
-            CardRecord(rec.players, rec.turns[:k], rec.starter), apply_all=True)
+            replace(rec, turns=rec.turns[:k]), apply_all=True)
         turn = None
         if k:
             turn = {"number": k, **state.turns[-1].to_json()}
@@ -254,18 +264,20 @@ def match_page(row: dict, summary: dict):
     events = ctx().store.events(row["id"])
     return render_template("cards_match.html", page="history", match=summary,
                            steps_json=_json(steps), events=events, players=row["players"],
-                           steps=len(steps) - 1, rules_json=rules_json())
+                           steps=len(steps) - 1, rules_json=rules_json(),
+                           notes=stored_result(row["record"])[1])
 
 
 def print_page(row: dict, summary: dict):
-    result = score_record(row["record"])
+    result = score_as_recorded(row["record"])
     return render_template("cards_print.html", match=summary, sheets=result["sheets"],
-                           printed_bonus=CARD_RULES.printed_bonus, points=CARD_RULES.line_points)
+                           printed_bonus=CARD_RULES.printed_bonus, points=CARD_RULES.line_points,
+                           zero_rule=result["zero_rule"])
 
 
 def export_card_csv(row: dict) -> str:
     """One line per turn (round, points per sum, super bonus, legality), then totals."""
-    result = score_record(row["record"])
+    result = score_as_recorded(row["record"])
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["match", "turn", "round", "player", "placed", "legal", "override",

@@ -9,6 +9,7 @@ import json
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from ..rules.board import LIGHT, NAMES, START, row_col
+from ..rules.record import RecordError
 from . import cards, forms
 from .api import PER_PAGE, page_arg
 from .records import (
@@ -17,10 +18,18 @@ from .records import (
     match_summary,
     rankings,
     replay_steps,
+    stored_result,
     tournament_view,
 )
 
 bp = Blueprint("pages", __name__)
+
+
+@bp.errorhandler(RecordError)
+def _unreplayable(exc: RecordError):
+    # a stored record that no version of the rules can replay: one line, not a 500
+    return render_template("error.html", code=422, name="Unprocessable record",
+                           message=f"this match's record cannot be replayed: {exc}"), 422
 
 
 def ctx():
@@ -106,7 +115,8 @@ def match(match_id: int):
     events = ctx().store.events(match_id)
     return render_template("match.html", page="history", match=match_summary(row),
                            steps_json=_json(steps), cells_json=_json(board_cells()),
-                           events=events, players=row["players"], steps=len(steps) - 1)
+                           events=events, players=row["players"], steps=len(steps) - 1,
+                           notes=stored_result(row["record"])[1])
 
 
 @bp.get("/matches/<int:match_id>/print")

@@ -9,7 +9,7 @@ from collections import defaultdict
 from itertools import combinations
 
 from ..rules.board import CELL_SET, grid_index
-from ..rules.record import parse_record, run_replay, score_record
+from ..rules.record import RecordError, parse_record, run_replay, score_as_recorded
 from ..rules.sheet import ScoreSheet
 
 
@@ -33,18 +33,32 @@ def match_summary(row: dict) -> dict:
 
 def match_document(row: dict) -> dict:
     """``GET /api/matches/<id>``: the record in the ``zatre score`` input format with its
-    output under ``result``."""
+    output under ``result``, replayed as the table scored it, and ``notes``: one line
+    per rule the match breaks that was checked only since it was stored."""
     record = dict(row["record"])
-    doc = {**record, "result": score_record(record)}
+    result, notes = stored_result(record)
+    doc = {**record, "result": result, "notes": notes}
     doc.update({"id": row["id"], "date": row["created"], "finished": row["finished"],
                 "winner": match_summary(row)["winner"], "table": row["table_name"]})
     return doc
 
 
+def stored_result(record: dict) -> tuple[dict | None, list[str]]:
+    """A stored match's ``zatre score`` output as the table scored it, and its notes
+    (``rules.record.score_as_recorded``): a match stored by an earlier version that
+    breaks a rule checked since still shows. A record nothing can replay: None and
+    the reason."""
+    try:
+        result = score_as_recorded(record)
+    except RecordError as exc:
+        return None, [f"this record cannot be replayed: {exc}"]
+    return result, result.pop("notes")
+
+
 def replay_steps(record: dict, finished: bool) -> list[dict]:
     """Board and sheets after each turn (step 0: the empty board), as the live table
-    showed them (every committed turn applied)."""
-    rec = parse_record(record)
+    showed them (every committed turn applied, the record read as recorded)."""
+    rec = parse_record(record, as_recorded=True)
     state = run_replay(rec, apply_all=True)
     board: dict[str, int] = {}
     sheets = {p: ScoreSheet() for p in rec.players}
@@ -168,7 +182,7 @@ def tournament_view(tournament: dict, matches: list[dict]) -> dict:
 
 def export_csv(row: dict) -> str:
     """One line per turn (points per sum, crosses, legality), then the sheet totals."""
-    result = score_record(row["record"])
+    result = score_as_recorded(row["record"])
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["match", "turn", "player", "placed", "legal", "override", "points_10",

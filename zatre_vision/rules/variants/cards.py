@@ -15,7 +15,9 @@ what they leave open decided here:
   line, so a zero laid between two runs joins them into one line, which is legal only
   while the joined total stays at 12 or less. A zero laid at the end of a line of 10,
   11 or 12 scores that line again (the line holds a card of this turn and sums to
-  10..12, exactly the board game's "extending a line" rule).
+  10..12, exactly the board game's "extending a line" rule). The seed is silent on
+  this: it is the club setting ``zero_rule`` ("on", the default; "off": a line that
+  only zeros of this turn lengthen, its sum unchanged, does not score again).
 - **Points.** 10, 11 and 12 score 1, 3 and 5; all points of one sum in a turn go into
   one box (shared sheet code: :class:`CardSheet` is the board game's
   :class:`~zatre_vision.rules.sheet.ScoreSheet` with its own bonus table, no x2).
@@ -35,7 +37,8 @@ what they leave open decided here:
 
 Violation codes reuse the board game's where they fit: ``not-connected``,
 ``cell-occupied``, ``line-over-12``, ``bad-tile`` (a value outside the card set),
-``too-many-tiles`` (more cards of a value than the deck holds), ``tile-not-placed``;
+``too-many-tiles`` (more cards of a value than the deck holds), ``tile-not-placed``
+(and, from the record's referee, ``out-of-turn`` and ``wrong-draw``);
 one is new: ``wrong-card-count`` (not two cards on a round's first turn, or more
 than one later).
 """
@@ -46,7 +49,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
@@ -108,6 +111,13 @@ class CardRules:
     printed_bonus: tuple[int, ...] = (3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6)
     line_directions: tuple[Pos, ...] = ((1, 0), (0, 1))
     note: str = ""
+    #: The zero rule (a club setting): True ("on") when a zero laid at the end of a
+    #: finished line of 10 to 12 scores that line again; False ("off") when it does not.
+    zero_rule: bool = True
+
+    @property
+    def zero_rule_name(self) -> str:
+        return "on" if self.zero_rule else "off"
 
     @property
     def values(self) -> tuple[int, ...]:
@@ -133,9 +143,13 @@ class CardRules:
 
     def with_directions(self, directions: Iterable[Pos]) -> CardRules:
         """The same rules with other line directions (a club's correction, tests)."""
-        return CardRules(self.cards, self.cards_per_round, self.hand, self.starter_hand,
-                         self.first_turn_cards, self.redraw, self.line_points, self.super_bonus,
-                         self.printed_bonus, tuple(tuple(d) for d in directions), self.note)
+        return replace(self, line_directions=tuple(tuple(d) for d in directions))
+
+    def with_zero_rule(self, setting: str) -> CardRules:
+        """The same rules with the zero rule "on" or "off" (ValueError otherwise)."""
+        if setting not in ZERO_RULE_SETTINGS:
+            raise ValueError(f"the zero rule is \"on\" or \"off\", not {setting!r}")
+        return replace(self, zero_rule=setting == "on")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CardRules:
@@ -156,6 +170,7 @@ class CardRules:
                 printed_bonus=tuple(int(b) for b in data["printed_bonus"]),
                 line_directions=dirs,
                 note=str(data.get("note", "")),
+                zero_rule=_zero_rule(data.get("zero_rule", "on")),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"card data: missing or malformed field ({exc})") from None
@@ -168,6 +183,16 @@ class CardRules:
         if any(d == (0, 0) for d in dirs) or not dirs:
             raise ValueError("card data: 'line_directions' must be non-zero steps")
         return rules
+
+
+#: The two settings of the zero rule.
+ZERO_RULE_SETTINGS = ("on", "off")
+
+
+def _zero_rule(setting: object) -> bool:
+    if setting not in ZERO_RULE_SETTINGS:
+        raise ValueError(f"card data: 'zero_rule' is \"on\" or \"off\", not {setting!r}")
+    return setting == "on"
 
 
 def load_card_rules(text: str | None = None) -> CardRules:
@@ -346,9 +371,19 @@ def score_card_lines(cards: Mapping[Pos, int], new: Sequence[Pos], rules: CardRu
     """Lines through the new cards (``cards`` holds them), points by sum, super bonus."""
     found = card_lines_through(cards, new, rules.line_directions)
     lines = [Line(tuple(position_name(p) for p in cells), s) for cells, s in found]
-    points = points_by_sum((line.sum for line in lines), rules.line_points)
-    bonus = super_bonuses(line.sum for line in lines) * rules.super_bonus
+    scoring = [s for cells, s in found
+               if rules.zero_rule or not _lengthened_by_zeros(cells, set(new), cards)]
+    points = points_by_sum(scoring, rules.line_points)
+    bonus = super_bonuses(scoring) * rules.super_bonus
     return lines, points, bonus
+
+
+def _lengthened_by_zeros(cells: Sequence[Pos], new: set[Pos], cards: Mapping[Pos, int]) -> bool:
+    """The line was already a line of the same sum before the turn: this turn's cards
+    in it are zeros at its ends (a zero between two runs makes a new line)."""
+    old = [k for k, p in enumerate(cells) if p not in new]
+    return (len(old) >= 2 and old[-1] - old[0] + 1 == len(old)
+            and all(cards[p] == 0 for p in cells if p in new))
 
 
 def check_card_turn(layout: CardLayout, placed: Mapping[str, int],
@@ -563,6 +598,7 @@ __all__ = [
     "CardSheet",
     "CardTurnResult",
     "MAX_LINE",
+    "ZERO_RULE_SETTINGS",
     "Pos",
     "PositionError",
     "card_lines_through",

@@ -1,0 +1,145 @@
+"""What a seat may hold at each turn: drawn, placed, kept back, returned.
+
+The one place that decides it, for records (``zatre score``), live matches (the
+tracker and the camera) and the dashboard's manual entry. From ``rules.md``:
+
+- The starting seat's first hand (the turn that opens the board) is three tiles (the start draw and two more); any
+  other seat's first draw is two tiles per member (a team draws two per partner).
+- Carry-over (rule 6): with an empty hand a seat draws two per member; holding two or
+  more tiles of which one can be placed, nothing; holding one tile, or tiles none of
+  which can be placed, one.
+- Tiles not placed stay in the hand ("kept back"). An illegal turn that is refused
+  puts its tiles back into the hand ("returned"): the seat plays again with the same
+  tiles and draws nothing more for that turn.
+
+Where the record declares no hand, only the number of tiles is known, as a bound: a
+turn that places more tiles than the seat can possibly hold is flagged all the same
+(a tile borrowed from the next player). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .tiles import FIRST_HAND, VALUES
+from .turn import Violation
+
+#: Tiles a seat draws with an empty hand, per member (rules.md, rule 6).
+DRAW_PER_MEMBER = 2
+
+
+def draw_size(members: int = 1) -> int:
+    """Tiles a seat draws with an empty hand: two per member."""
+    return DRAW_PER_MEMBER * members
+
+
+@dataclass(frozen=True)
+class Holding:
+    """What one seat holds between turns, as far as the turns so far tell.
+
+    ``tiles``: the exact tiles held, when known (None: only ``most`` is known).
+    ``most``: the most tiles the seat can hold now. ``started``: the seat has drawn
+    its first hand. ``open``: the seat's turn was refused, its tiles went back to the
+    hand, and it plays again without drawing."""
+
+    tiles: tuple[int, ...] | None = ()
+    most: int = 0
+    started: bool = False
+    open: bool = False
+
+
+#: A seat before its first turn: nothing in hand.
+EMPTY = Holding()
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What a seat may hold for the turn it is about to play.
+
+    ``kept``: the tiles it brings from before, when known exactly. ``kept_most``: how
+    many it may bring. ``most``: the most tiles its hand can hold for the turn, the
+    draw included. ``why``: a plain account of that number."""
+
+    kept: tuple[int, ...] | None
+    kept_most: int
+    most: int
+    why: str
+
+
+def allowance(holding: Holding, placeable: set[int], opens: bool, members: int = 1
+              ) -> Allowance:
+    """What the seat may hold for its next turn. ``placeable``: the values that can be
+    placed on the board as it is now (``moves.placeable_values``); ``opens``: the turn
+    is played on the empty board (that first hand is three tiles)."""
+    full = draw_size(members)
+    if holding.open:
+        kept_most = holding.most if holding.tiles is None else len(holding.tiles)
+        return Allowance(holding.tiles, kept_most, kept_most,
+                         f"its refused turn's {kept_most} tile(s) went back to the hand, "
+                         "and it draws nothing more for the same turn")
+    if not holding.started:
+        first = FIRST_HAND if opens else full
+        return Allowance((), 0, first, f"a first hand is {first} tiles"
+                         + (" (the start draw and two more)" if opens else ""))
+    if holding.tiles is not None:
+        kept = holding.tiles
+        if not kept:
+            drawn = full
+        elif len(kept) >= 2 and placeable & set(kept):
+            drawn = 0
+        else:
+            drawn = 1
+        return Allowance(kept, len(kept), len(kept) + drawn,
+                         f"{len(kept)} kept back {sorted(kept)} and {drawn} drawn")
+    k = holding.most
+    if k == 0:
+        most = full
+    elif k == 1:
+        most = max(full, 2)
+    else:  # two or more kept: nothing drawn if one can be placed, else one
+        most = max(full, k if placeable >= set(VALUES) else k + 1)
+    return Allowance(None, k, most, f"at most {k} kept back, and the draw for that")
+
+
+def draw_violations(allow: Allowance, hand: Sequence[int] | None, placed: int
+                    ) -> list[Violation]:
+    """``wrong-draw`` when the turn's hand (or, hand unknown, its placed tiles) does not
+    fit what the seat may hold."""
+    if hand is None:
+        if placed > allow.most:
+            return [Violation("wrong-draw", (), f"{placed} tiles placed, but the player can "
+                              f"hold at most {allow.most} ({allow.why})")]
+        return []
+    out = []
+    if allow.kept is not None and Counter(allow.kept) - Counter(hand):
+        out.append(Violation("wrong-draw", (), f"the hand {list(hand)} lacks the tiles kept "
+                             f"back {sorted(allow.kept)}"))
+    if len(hand) > allow.most:
+        out.append(Violation("wrong-draw", (), f"{len(hand)} tiles in hand, but the player "
+                             f"can hold at most {allow.most} ({allow.why})"))
+    return out
+
+
+def after_turn(allow: Allowance, hand: Sequence[int] | None, placed: Sequence[int],
+               applied: bool, fits: bool) -> Holding:
+    """What the seat holds after the turn. ``fits``: the hand passed ``draw_violations``
+    (a hand that does not fit is not believed; only the bound stays). An applied turn
+    keeps back what was not placed; a refused one gets all its tiles back."""
+    if hand is None and allow.kept is not None and allow.most == len(allow.kept):
+        hand, fits = allow.kept, True  # nothing could be drawn: the hand is what was kept
+    if hand is not None and fits:
+        rest = Counter(hand)
+        if applied:
+            rest.subtract(placed)
+        tiles = tuple(sorted(rest.elements()))
+        return Holding(tiles, len(tiles), started=True, open=not applied)
+    most = allow.most if hand is None else min(len(hand), allow.most)
+    if applied:
+        most = max(0, most - len(placed))
+    return Holding(None, most, started=True, open=not applied)
+
+
+__all__ = ["DRAW_PER_MEMBER", "EMPTY", "Allowance", "Holding", "after_turn", "allowance",
+           "draw_size", "draw_violations"]
