@@ -9,7 +9,7 @@ No module-level app and no globals: everything a view needs hangs off
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -22,6 +22,8 @@ from .camera import CameraControl
 from .forms import MAX_ID
 from .paths import web_dir
 from .security import PinGuard, csrf_token, signed_in
+from .stream import StreamSlots
+from .stream_hub import StreamHub
 
 
 @dataclass
@@ -31,6 +33,10 @@ class ZatreContext:
     store: Store
     pins: PinGuard
     camera: CameraControl | None
+    #: the stream hub serving GET /events apart from the request threads (zatre serve)
+    streams: StreamHub | None = None
+    #: the streams the Flask view serves itself when there is no hub
+    stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(4, 16))
 
 
 def wants_json() -> bool:
@@ -86,8 +92,10 @@ def create_app(config: Settings, table: Table, store: Store,
     )
     app.json.sort_keys = False
     app.url_map.converters["int"] = RecordId
-    app.extensions["zatre"] = ZatreContext(config, table, store,
-                                           PinGuard(store, table.name, config.server.pin), camera)
+    app.extensions["zatre"] = ZatreContext(
+        config, table, store, PinGuard(store, table.name, config.server.pin), camera,
+        stream_slots=StreamSlots(config.server.streams_per_address,
+                                 min(config.server.streams_total, config.server.threads // 2)))
 
     from . import admin, api, calibration, cards, pages, stream
 
