@@ -20,6 +20,7 @@ from ..store import Store, StoreError
 from ..table import Table
 from .camera import CameraControl
 from .forms import MAX_ID
+from .once import WriteLog
 from .paths import web_dir
 from .security import PinGuard, csrf_token, signed_in
 from .stream import StreamSlots
@@ -37,6 +38,8 @@ class ZatreContext:
     streams: StreamHub | None = None
     #: the streams the Flask view serves itself when there is no hub
     stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(4, 16))
+    #: the writes applied lately, so that a repeat changes nothing (see once)
+    writes: WriteLog = field(default_factory=WriteLog)
 
 
 def wants_json() -> bool:
@@ -110,7 +113,8 @@ def create_app(config: Settings, table: Table, store: Store,
     def _globals():
         ctx = app.extensions["zatre"]
         return {"csrf_token": csrf_token, "signed_in": signed_in(),
-                "pin_set": ctx.pins.is_set, "table_name": table.name}
+                "pin_set": ctx.pins.is_set, "table_name": table.name,
+                "revision": table.revision, "boot": table.boot}
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

@@ -7,11 +7,23 @@ from __future__ import annotations
 
 import random
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    request,
+    session,
+    url_for,
+)
 
 from .. import server as _server
 from ..match import MatchError
 from . import forms
+from .once import once, run_once
 from .records import pairing_key, round_robin
 from .security import check_csrf, require_pin, signed_in
 
@@ -23,6 +35,7 @@ def ctx():
 
 
 def done(message: str, target: str | None = None, **extra):
+    g.write_message = message  # what a repeat of this write is told (once)
     if _server.wants_json():
         return jsonify({"ok": True, "message": message, **extra,
                         "state": ctx().table.state()})
@@ -68,7 +81,7 @@ def setup():
         check_csrf()
         new_pin = forms.pin(data.get("new_pin"), "new PIN")
         # the PIN is kept only once the rest of the form is good and the match started
-        response = _start_match(data)
+        response = run_once(data, lambda: _start_match(data), strict=False)
         guard.set_pin(new_pin)
         session["auth"] = guard.fingerprint()
         return response
@@ -77,7 +90,7 @@ def setup():
 
 @require_pin
 def _setup_with_pin(data):
-    return _start_match(data)
+    return run_once(data, lambda: _start_match(data), strict=False)
 
 
 def running_match(table) -> dict | None:
@@ -178,6 +191,7 @@ def draw():
 # -- the live match --------------------------------------------------------------------
 @bp.post("/table/turn")
 @require_pin
+@once
 def turn():
     data = forms.payload()
     if "placed" not in data:
@@ -194,13 +208,26 @@ def turn():
 
 @bp.post("/table/accept")
 @require_pin
+@once
 def accept():
+    taken = occupied_cells(ctx().table.state())
+    if taken:
+        abort(409, f"{', '.join(taken)} already {'hold tiles' if len(taken) > 1 else 'holds a tile'}"
+                   ": a turn on taken cells cannot be accepted; reject it")
     run(lambda: ctx().table.accept_pending())
     return done("Flagged turn accepted (override).")
 
 
+def occupied_cells(state: dict) -> list[str]:
+    """The cells of the flagged turn that already held a tile (nothing to accept)."""
+    return sorted({c for a in state.get("alerts") or [] if a.get("kind") == "illegal-turn"
+                   for v in a.get("violations") or [] if v.get("code") == "cell-occupied"
+                   for c in v.get("cells") or []})
+
+
 @bp.post("/table/reject")
 @require_pin
+@once
 def reject():
     run(lambda: ctx().table.reject_pending())
     return done("Flagged turn rejected: take the tiles back.")
@@ -208,6 +235,7 @@ def reject():
 
 @bp.post("/table/undo")
 @require_pin
+@once
 def undo():
     table = ctx().table
     if table.match is not None and table.match_source == "demo" and not table.match.finished:
@@ -227,6 +255,7 @@ def undo():
 
 @bp.post("/table/end-turn")
 @require_pin
+@once
 def end_turn():
     camera = ctx().camera
     if camera is None or not camera.event("end_turn"):
@@ -240,6 +269,7 @@ def end_turn():
 
 @bp.post("/table/cell")
 @require_pin
+@once
 def set_cell():
     data = forms.payload()
     name = forms.cell(data.get("cell"))
@@ -250,6 +280,7 @@ def set_cell():
 
 @bp.post("/table/held")
 @require_pin
+@once
 def held():
     data = forms.payload()
     tiles = forms.tiles(data.get("tiles", ""))
@@ -262,6 +293,7 @@ def held():
 
 @bp.post("/table/finish")
 @require_pin
+@once
 def finish():
     table = ctx().table
     if table.match is None:
@@ -282,6 +314,7 @@ def profi():
 # -- tournaments -------------------------------------------------------------------------
 @bp.post("/tournaments")
 @require_pin
+@once(strict=False)
 def create_tournament():
     data = forms.payload()
     name = data.get("name")
@@ -297,6 +330,7 @@ def create_tournament():
 
 @bp.post("/tournaments/<int:tid>/play")
 @require_pin
+@once(strict=False)
 def play_pairing(tid: int):
     t = ctx().store.get_tournament(tid)
     if t is None:
