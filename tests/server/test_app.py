@@ -125,10 +125,16 @@ def test_login_form_flow(client, playing):
     assert b'id="controls"' not in client.get("/").data
 
 
-def test_wrong_pins_are_rate_limited(client, playing):
-    for _ in range(5):
+def test_wrong_pins_are_rate_limited(app, client, playing):
+    now = [1000.0]
+    app.extensions["zatre"].pins.clock = lambda: now[0]
+    for _ in range(3):
         assert client.post("/table/undo", headers={"X-Table-PIN": "0000"}).status_code == 401
-    assert client.post("/table/undo", headers={"X-Table-PIN": PIN}).status_code == 429
+    locked = client.post("/table/undo", headers={"X-Table-PIN": PIN})
+    assert locked.status_code == 429 and locked.headers["Retry-After"] == "2"
+    assert "try again in 2 s" in locked.get_json()["error"]
+    now[0] += 2
+    assert client.post("/table/undo", headers={"X-Table-PIN": PIN}).status_code == 200
 
 
 def test_pin_header_for_club_tools(client, playing):
@@ -254,9 +260,11 @@ def test_first_setup_chooses_the_pin(tmp_path):
     assert 'name="new_pin"' in page
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
     assert c.post("/login", data={"pin": "1234", "csrf_token": token}).status_code == 409
-    bad = c.post("/setup", data={"csrf_token": token, "new_pin": "12", "players[]": ["A", "B"]})
+    code = app.extensions["zatre"].pins.setup_code()
+    bad = c.post("/setup", data={"csrf_token": token, "new_pin": "12", "players[]": ["A", "B"],
+                                 "setup_code": code})
     assert bad.status_code == 400
-    ok = c.post("/setup", data={"csrf_token": token, "new_pin": "97531",
+    ok = c.post("/setup", data={"csrf_token": token, "new_pin": "97531", "setup_code": code,
                                 "players[]": ["Ann", "Ben", ""], "starter": "Ben",
                                 "camera": "none"})
     assert ok.status_code == 302

@@ -525,6 +525,24 @@
     });
   }
 
+  // a PIN lockout counts down on the sign-in form; Sign in waits until it ends
+  const lockNote = $("#login-error[data-wait]");
+  if (lockNote) {
+    let left = Number(lockNote.dataset.wait);
+    const btn = $("#login-submit");
+    const base = lockNote.textContent.replace(/: try again in .*$/, "");
+    const say = (s) => (s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+      : s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`);
+    const tick = () => {
+      if (left <= 0) { lockNote.textContent = base + ": try again now"; if (btn) btn.disabled = false; return; }
+      lockNote.textContent = `${base}: try again in ${say(left)}`;
+      if (btn) btn.disabled = true;
+      left -= 1;
+      setTimeout(tick, 1000);
+    };
+    tick();
+  }
+
   const told = sessionStorage.getItem("zatre-toast");  // e.g. Setup's "Match 3 started"
   if (told) { sessionStorage.removeItem("zatre-toast"); toast(told); }
 

@@ -118,7 +118,13 @@ def create_app(config: Settings, table: Table, store: Store,
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
-        return _error_reply(exc.code or 500, exc.name, one_line(exc.description or exc.name))
+        body, code = _error_reply(exc.code or 500, exc.name,
+                                  one_line(exc.description or exc.name))
+        resp = app.make_response((body, code))
+        retry = getattr(exc, "retry_after", None)  # a PIN lockout: when to try again
+        if retry:
+            resp.headers["Retry-After"] = str(retry)
+        return resp
 
     @app.errorhandler(StoreError)
     def _store_failed(exc: StoreError):

@@ -5,6 +5,7 @@ the match's state is a 409 with the reason."""
 
 from __future__ import annotations
 
+import math
 import random
 
 from flask import (
@@ -14,7 +15,9 @@ from flask import (
     flash,
     g,
     jsonify,
+    make_response,
     redirect,
+    render_template,
     request,
     session,
     url_for,
@@ -25,7 +28,7 @@ from ..match import MatchError
 from . import forms
 from .once import once, run_once
 from .records import pairing_key, round_robin
-from .security import check_csrf, require_pin, signed_in
+from .security import PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
 
 bp = Blueprint("admin", __name__)
 
@@ -59,10 +62,30 @@ def login():
     guard = ctx().pins
     if not guard.is_set:
         abort(409, "no PIN is set yet: choose one in Setup")
-    if not guard.check(str(data.get("pin", "")).strip(), request.remote_addr or "?"):
-        abort(401, "wrong table PIN")
+    client = request.remote_addr or "?"
+    try:
+        right = guard.check(str(data.get("pin", "")).strip(), client)
+    except PinLocked as exc:
+        if _server.wants_json():
+            raise
+        return login_again(exc.description, 429, exc.wait_s)
+    if not right:
+        message = wrong_pin_message(guard.wait_for(client))
+        if _server.wants_json():
+            abort(401, message)
+        return login_again(message, 401, guard.wait_for(client))
     session["auth"] = guard.fingerprint()
     return done("Signed in: corrections and setup are unlocked.")
+
+
+def login_again(message: str, code: int, wait_s: float):
+    """Back to the sign-in form, with what went wrong and how long to wait."""
+    resp = make_response(render_template(
+        "login.html", page="login", error=message, wait_s=math.ceil(wait_s),
+        next=forms.local_path(request.form.get("next"))), code)
+    if wait_s > 0:
+        resp.headers["Retry-After"] = str(math.ceil(wait_s))
+    return resp
 
 
 @bp.post("/logout")
@@ -77,8 +100,11 @@ def logout():
 def setup():
     data = forms.payload()
     guard = ctx().pins
-    if not guard.is_set:  # first setup: choose the table's PIN
+    if not guard.is_set:  # first setup: choose the table's PIN, with the setup code
         check_csrf()
+        if not guard.check_setup_code(data.get("setup_code"), request.remote_addr or "?"):
+            abort(403, "wrong setup code: `zatre serve` printed it when it started, and "
+                       "`zatre doctor` shows it")
         new_pin = forms.pin(data.get("new_pin"), "new PIN")
         # the PIN is kept only once the rest of the form is good and the match started
         response = run_once(data, lambda: _start_match(data), strict=False)

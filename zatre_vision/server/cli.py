@@ -176,6 +176,10 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, shutdown)
+    code = app.extensions["zatre"].pins.setup_code()
+    if code:  # as Jupyter prints its token: whoever can read this log may set the PIN
+        click.echo(f"zatre: table {srv.table!r} has no PIN yet: its first setup needs the "
+                   f"setup code {code} (`zatre doctor` shows it too)", err=True)
     where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
     click.echo(f"zatre: serving table {srv.table!r} at {where} "
                f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
