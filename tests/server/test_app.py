@@ -247,13 +247,12 @@ def test_setup_starts_a_match_with_a_draw(operator, table):
     assert operator.post_json("/table/draw", {"players": ["A", "B"]}).get_json()["starter"]
 
 
-def test_first_setup_chooses_the_pin(tmp_path):
+def test_first_setup_chooses_the_pin(databases):
     from zatre_vision.config import load_settings
     from zatre_vision.server import create_app
-    from zatre_vision.store import open_store
     from zatre_vision.table import Table
 
-    store = open_store(tmp_path)
+    store = databases.open()
     app = create_app(load_settings(None, {}), Table(store, "t"), store)
     c = app.test_client()
     page = c.get("/setup").data.decode()

@@ -5,7 +5,6 @@ import pytest
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
-from zatre_vision.store import open_store
 from zatre_vision.table import Table
 
 from .conftest import PIN
@@ -135,8 +134,8 @@ def test_error_messages_stay_one_short_line(operator, playing):
     assert "I8" not in playing.state()["board"]
 
 
-def test_first_setup_keeps_no_pin_when_the_form_is_refused(tmp_path):
-    store = open_store(tmp_path)
+def test_first_setup_keeps_no_pin_when_the_form_is_refused(databases):
+    store = databases.open()
     app = create_app(load_settings(None, {}), Table(store, "t"), store)
     c = app.test_client()
     page = c.get("/setup").data.decode()

@@ -13,7 +13,6 @@ from zatre_vision.config import load_settings
 from zatre_vision.doctor import check_pin
 from zatre_vision.server import create_app, security
 from zatre_vision.server.security import PinGuard, PinLocked, delay_after, say_wait
-from zatre_vision.store import open_store
 from zatre_vision.table import Table
 
 from .conftest import PIN
@@ -28,8 +27,8 @@ class Clock:
 
 
 @pytest.fixture
-def new_table(tmp_path):
-    store = open_store(tmp_path / "data")
+def new_table(databases):
+    store = databases.open()
     app = create_app(load_settings(None, {}), Table(store, "table-1"), store)
     yield app, store
     store.close()
