@@ -69,6 +69,8 @@ class ServerSettings(_Section):
     streams_total: int = Field(512, ge=1, le=10000)
     #: open connections at most (streams included); more wait to be accepted.
     max_connections: int = Field(1000, ge=16, le=20000)
+    #: open connections from one client address at most; more are closed at once.
+    connections_per_address: int = Field(500, ge=4, le=20000)
     #: a connection that sends no complete request for this long is closed.
     idle_timeout_s: float = Field(10.0, ge=1, le=600)
     table: str = Field("table-1", min_length=1, max_length=40)

@@ -97,3 +97,20 @@ def test_without_a_hub_the_view_streams_itself_within_its_cap(app, client):
     third = client.get("/events", buffered=False)
     assert third.status_code == 200
     third.close()
+
+
+def test_one_address_cannot_take_every_connection(live, table):
+    srv = live(connections_per_address=3)
+    mine = [socket.create_connection(("127.0.0.1", srv.port), timeout=5) for _ in range(3)]
+    extra = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    other = socket.socket()
+    other.settimeout(5)
+    try:
+        assert extra.recv(100) == b""          # closed at once: over its address's share
+        other.bind(("127.0.0.2", 0))           # another address still gets an answer
+        other.connect(("127.0.0.1", srv.port))
+        other.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert other.recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        for s in (*mine, extra, other):
+            s.close()

@@ -273,13 +273,15 @@ def run_load_benchmark(streams: int = 200, idle: int = 200, rate: float = 20.0,
         stop.set()
         crowd.join(30)
 
-        missed = 0
+        missed = expected = 0
         streaming = 0
         for seen in crowd.versions:
             if not seen:
                 continue
             streaming += 1
-            missed += len(set(range(min(seen), final["version"] + 1)) - seen)
+            due = set(range(min(seen), final["version"] + 1))
+            expected += len(due)
+            missed += len(due - seen)
         never = streams - streaming
         errors = loaded["errors"] + baseline["errors"] + crowd.stream_errors
         p99 = loaded["all"]["p99_ms"]
@@ -301,7 +303,8 @@ def run_load_benchmark(streams: int = 200, idle: int = 200, rate: float = 20.0,
             "p99_ratio_load_to_baseline": (round(p99 / baseline["all"]["p99_ms"], 2)
                                            if baseline["all"]["p99_ms"] else None),
             "streams": {"streaming": streaming, "never_got_a_state": never,
-                        "final_version": final["version"], "missed_versions": missed,
+                        "final_version": final["version"], "versions_expected": expected,
+                        "missed_versions": missed,
                         "errors": crowd.stream_errors[:20]},
             "idle": {"closed_by_server": crowd.idle_closed_by_server},
             "errors": len(errors),

@@ -155,7 +155,8 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
     try:
         server = make_server(app, hub, host=srv.host, port=srv.port, threads=srv.threads,
                              idle_timeout_s=srv.idle_timeout_s,
-                             max_connections=srv.max_connections)
+                             max_connections=srv.max_connections,
+                             connections_per_address=srv.connections_per_address)
         app.extensions["zatre"].streams = hub
     except OSError as exc:
         store.close()

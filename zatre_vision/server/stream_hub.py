@@ -55,6 +55,16 @@ class StreamChannel(HTTPChannel):
     ignores what the client sends and is closed as soon as the client hangs up."""
 
     streaming = False
+    #: connections one client address may hold at once; more are closed at once
+    per_address_limit = 0
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map)
+        if self.per_address_limit and addr:
+            mine = sum(1 for c in server.active_channels.values()
+                       if c.addr and c.addr[0] == addr[0])
+            if mine > self.per_address_limit:
+                self.will_close = True  # waitress's loop closes it on its next pass
 
     def readable(self):
         if self.streaming:  # only to see the client hang up
@@ -205,10 +215,13 @@ class StreamHub:
 
 
 def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: int,
-                idle_timeout_s: float, max_connections: int, **extra):
+                idle_timeout_s: float, max_connections: int,
+                connections_per_address: int = 0, **extra):
     """waitress with the hub attached: its connections are :class:`StreamChannel`,
     streams go to the hub, every other request to the worker threads. Idle and
-    half-open connections close after ``idle_timeout_s`` (checked every second);
+    half-open connections close after ``idle_timeout_s`` (checked every second); one
+    address holds at most ``connections_per_address`` connections (0: no limit), so
+    that one guest cannot take every connection from the operator;
     ``poll`` instead of ``select`` so that more than 1024 sockets can be open."""
     import waitress
     from waitress.server import BaseWSGIServer
@@ -218,12 +231,15 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
         channel_timeout=max(1, round(idle_timeout_s)), cleanup_interval=1,
         connection_limit=max_connections, asyncore_use_poll=True,
         max_request_body_size=1 << 20, ident="zatre-vision", **extra)
-    if hub is None:
-        return server
     listeners = ([server] if isinstance(server, BaseWSGIServer)
                  else [s for s in server.map.values() if isinstance(s, BaseWSGIServer)])
+    channel_class = type("StreamChannel", (StreamChannel,),
+                         {"per_address_limit": connections_per_address})
     for listener in listeners:
-        listener.channel_class = StreamChannel
+        listener.channel_class = channel_class
+    if hub is None:
+        return server
+    for listener in listeners:
         plain_add_task = listener.add_task
 
         def add_task(channel, _plain=plain_add_task):
