@@ -164,6 +164,33 @@ def bench_analyse(out: str, hard: int) -> None:
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps(result["summary"], indent=2))
     click.echo(f"results written to {out}", err=True)
+@bench.command("load")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/serve_load.json", show_default=True)
+@click.option("--streams", type=click.IntRange(0, 2000), default=200, show_default=True)
+@click.option("--idle", type=click.IntRange(0, 2000), default=200, show_default=True)
+@click.option("--rate", type=click.FloatRange(1, 200), default=20.0, show_default=True,
+              help="GET /api/state per second.")
+@click.option("--seconds", type=click.FloatRange(5, 300), default=20.0, show_default=True,
+              help="Length of each phase (baseline, then load).")
+def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float) -> None:
+    """zatre serve under open live views and idle sockets while the operator plays
+    (loopback only; exit 1 if a target is missed)."""
+    import sys
+
+    from .bench.load_bench import run_load_benchmark, write_result
+
+    check_output_file(out)
+    result = run_load_benchmark(streams=streams, idle=idle, rate=rate, seconds=seconds,
+                                command="zatre bench load " + " ".join(sys.argv[3:]))
+    write_result(result, Path(out))
+    click.echo(json.dumps({k: result[k] for k in ("ok", "p99_ratio_load_to_baseline",
+                                                  "errors")}
+                          | {"load_p99_ms": result["load"]["all"]["p99_ms"],
+                             "missed_versions": result["streams"]["missed_versions"]}, indent=2))
+    click.echo(f"results written to {out}", err=True)
+    if not result["ok"]:
+        raise SystemExit(1)
 
 
 @bench.command("tracking")

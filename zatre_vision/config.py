@@ -61,8 +61,18 @@ class ServerSettings(_Section):
     data_dir: Path = Path("data")
     #: None: SQLite in data_dir; or ``postgresql://user:pass@host/db`` for a club server.
     db: str | None = None
-    #: waitress worker threads; every open event stream holds one.
+    #: waitress worker threads for requests (live-view streams hold none of them).
     threads: int = Field(64, ge=4, le=1024)
+    #: live-view streams (GET /events) at once from one client address, and in all;
+    #: later ones get a 503 and their page polls GET /api/state instead.
+    streams_per_address: int = Field(256, ge=1, le=10000)
+    streams_total: int = Field(512, ge=1, le=10000)
+    #: open connections at most (streams included); more wait to be accepted.
+    max_connections: int = Field(1000, ge=16, le=20000)
+    #: open connections from one client address at most; more are closed at once.
+    connections_per_address: int = Field(500, ge=4, le=20000)
+    #: a connection that sends no complete request for this long is closed.
+    idle_timeout_s: float = Field(10.0, ge=1, le=600)
     table: str = Field("table-1", min_length=1, max_length=40)
     season: str | None = Field(None, max_length=40)
     keepalive_s: float = Field(15.0, gt=0, le=300)

@@ -233,6 +233,37 @@ def check_database(data_dir: Path, db: str | None) -> Check:
                                  + ("" if matches else ", no matches yet"))
 
 
+# -- the table's PIN -----------------------------------------------------------------------
+def check_pin(data_dir: Path, db: str | None, table: str, configured: str | None) -> Check:
+    """Whether the table has a PIN; if not, the one-time setup code its first setup
+    needs (as ``zatre serve`` printed it)."""
+    from .store import StoreError, open_store
+
+    if configured:
+        return Check(OK, "pin", "the PIN comes from the settings (server.pin)")
+    if (db is None or db.startswith("sqlite:///")) and not (
+            Path(db[len("sqlite:///"):]) if db else Path(data_dir) / "zatre.db").exists():
+        return Check(OK, "pin", "no PIN yet: `zatre serve` prints the setup code for the "
+                                "first setup when it starts")
+    try:
+        store = open_store(data_dir, db)
+    except Exception as exc:  # noqa: BLE001 - check_database says why
+        return Check(WARN, "pin", f"cannot read the database ({exc.__class__.__name__})")
+    try:
+        if store.get_setting(f"pin_hash:{table}"):
+            return Check(OK, "pin", f"table {table!r} has its PIN")
+        code = store.get_setting(f"setup_code:{table}")
+    except StoreError as exc:
+        return Check(WARN, "pin", str(exc))
+    finally:
+        store.close()
+    if code:
+        return Check(OK, "pin", f"table {table!r} has no PIN yet: its first setup needs the "
+                                f"setup code {code}")
+    return Check(OK, "pin", f"table {table!r} has no PIN yet: `zatre serve` prints the setup "
+                            "code for the first setup when it starts")
+
+
 # -- time ------------------------------------------------------------------------------------
 def _ntp_synchronised(run=subprocess.run) -> bool | None:
     if shutil.which("timedatectl") is None:
@@ -292,6 +323,7 @@ def run_checks(config: str | None = None, camera: bool = True,
     checks.append(check_calibration(calibration_path(settings), cam.source))
     checks.append(check_disk(srv.data_dir))
     checks.append(check_database(srv.data_dir, srv.db))
+    checks.append(check_pin(srv.data_dir, srv.db, srv.table, srv.pin))
     checks.append(check_time())
     checks.append(check_gpio(settings.gpio))
     return checks

@@ -16,6 +16,7 @@ import importlib
 import json
 import logging
 import threading
+import time
 
 log = logging.getLogger("zatre.gpio")
 
@@ -53,12 +54,16 @@ class TableButton:
     """Short press: end the turn. Long press: undo it."""
 
     def __init__(self, camera, table, pin: int, *, hold_time: float = 1.0,
-                 pull_up: bool = True, bounce_time: float | None = 0.05, factory=None):
+                 pull_up: bool = True, bounce_time: float | None = 0.05, factory=None,
+                 clock=time.monotonic):
         from gpiozero import Button
 
         self.camera = camera
         self.table = table
         self.presses: list[str] = []  # what each press did, for logs and tests
+        self.hold_time = hold_time
+        self._clock = clock
+        self._down_at: float | None = None
         self._held = False
         self.button = Button(pin, pull_up=pull_up, bounce_time=bounce_time or None,
                              hold_time=hold_time, pin_factory=factory)
@@ -68,14 +73,21 @@ class TableButton:
 
     def _pressed(self) -> None:
         self._held = False
+        self._down_at = self._clock()
 
     def _on_held(self) -> None:
+        if self._held:
+            return
         self._held = True  # the undo happens at once, the release then does nothing
         self.undo()
 
     def _released(self) -> None:
+        down_at, self._down_at = self._down_at, None
         if self._held:
             self._held = False
+            return
+        if down_at is not None and self._clock() - down_at >= self.hold_time:
+            self.undo()  # held long enough though the hold timer did not fire first
             return
         self.end_turn()
 

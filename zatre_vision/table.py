@@ -123,6 +123,9 @@ class Table:
         self._closed = False
         self.boot = uuid.uuid4().hex[:8]
         self.version = 0
+        #: grows by one on every change of the match (not of the camera's status): the
+        #: revision a write was made from (see server.once)
+        self.revision = 0
         self.match: Match | TableCardMatch | None = None
         self.match_id: int | None = None
         self.match_source: str | None = None
@@ -223,6 +226,7 @@ class Table:
                 self.camera.get("message") or "the camera stopped"]}]
         base.update({
             "version": self.version,
+            "revision": self.revision,
             "boot": self.boot,
             "table": self.name,
             "match_id": self.match_id,
@@ -290,6 +294,7 @@ class Table:
             except BaseException:
                 self.match = backup
                 raise
+            self.revision += 1
             self._publish()
             return result
 
@@ -325,6 +330,7 @@ class Table:
             self.match, self.match_id, self.match_source = match, match_id, source
             self.tournament_id = tournament_id
             self.season = season
+            self.revision += 1
             self._publish()
             return match_id
 

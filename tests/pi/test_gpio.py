@@ -42,38 +42,70 @@ def table(tmp_path):
     store.close()
 
 
-def press(pin, seconds):
+class Clock:
+    """The button's clock, moved by the test (gpiozero's mock pins call back at once)."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+#: far beyond any test's run: gpiozero's own hold timer never fires, the injected
+#: clock decides
+HOLD_S = 600.0
+
+
+def press(pin, clock, seconds):
     pin.drive_low()  # pull-up button: pressed connects the pin to ground
-    time.sleep(seconds)
+    clock.now += seconds
     pin.drive_high()
-    time.sleep(0.05)
 
 
 def test_short_press_ends_the_turn_and_long_press_undoes(factory, table):
-    camera = FakeCamera()
-    button = TableButton(camera, table, 17, hold_time=0.2, bounce_time=None, factory=factory)
+    camera, clock = FakeCamera(), Clock()
+    button = TableButton(camera, table, 17, hold_time=HOLD_S, bounce_time=None,
+                         factory=factory, clock=clock)
     pin = factory.pin(17)
-    press(pin, 0.02)
+    press(pin, clock, 0.2)
     assert camera.events == ["end_turn"]
-    press(pin, 0.4)
-    assert camera.events == ["end_turn", "undo"]  # no end_turn on the long press's release
-    assert button.presses == ["end_turn", "undo"]
+    press(pin, clock, HOLD_S - 0.01)
+    assert camera.events == ["end_turn", "end_turn"]
+    press(pin, clock, HOLD_S)
+    assert camera.events == ["end_turn", "end_turn", "undo"]  # no end_turn on its release
+    assert button.presses == ["end_turn", "end_turn", "undo"]
+    button.close()
+
+
+def test_the_hold_timer_undoes_while_the_button_is_still_down(factory, table):
+    camera, clock = FakeCamera(), Clock()
+    button = TableButton(camera, table, 17, hold_time=HOLD_S, bounce_time=None,
+                         factory=factory, clock=clock)
+    pin = factory.pin(17)
+    pin.drive_low()
+    button._on_held()          # gpiozero's hold timer fires (its thread) while held
+    assert camera.events == ["undo"]
+    clock.now += HOLD_S + 5
+    pin.drive_high()           # the release does nothing more
+    assert camera.events == ["undo"] and button.presses == ["undo"]
     button.close()
 
 
 def test_long_press_without_camera_undoes_the_tables_last_turn(factory, table):
     table.new_match(["Ann", "Ben"], "Ann", source="manual")
     table.commit_turn({"H8": 6, "H7": 5, "G7": 5}, source="manual")
-    button = TableButton(FakeCamera(running=False), table, 17, hold_time=0.2,
-                         bounce_time=None, factory=factory)
+    clock = Clock()
+    button = TableButton(FakeCamera(running=False), table, 17, hold_time=HOLD_S,
+                         bounce_time=None, factory=factory, clock=clock)
     pin = factory.pin(17)
-    press(pin, 0.02)
+    press(pin, clock, 0.02)
     assert button.presses == ["end_turn-ignored"]
     assert table.state()["board"]
-    press(pin, 0.4)
+    press(pin, clock, HOLD_S + 1)
     assert button.presses[-1] == "undo-table"
     assert table.state()["board"] == {}
-    press(pin, 0.4)
+    press(pin, clock, HOLD_S + 1)
     assert button.presses[-1] == "undo-refused"  # nothing left to undo: no crash
     button.close()
 
@@ -97,16 +129,13 @@ def test_signal_blinks_while_an_illegal_turn_waits(factory, table, kind):
     table.commit_turn({"A5": 3}, source="camera")  # not on the start cell: illegal
     assert table.state()["alerts"][0]["kind"] == "illegal-turn"
     assert wait_for(lambda: signal.active)
-    seen = set()
-    end = time.monotonic() + 0.4
-    while time.monotonic() < end:
-        seen.add(pin.state)
-        time.sleep(0.01)
-    assert seen == {0, 1}  # blinking
+    mark = len(pin.states)
+    # blinking: the pin goes on and off again (gpiozero's thread), whatever the load
+    assert wait_for(lambda: [s.state for s in pin.states[mark:]].count(0) >= 2
+                    and 1 in [s.state for s in pin.states[mark:]])
     table.reject_pending(source="manual")
     assert wait_for(lambda: not signal.active)
-    time.sleep(0.1)
-    assert pin.state == 0
+    assert wait_for(lambda: pin.state == 0)
     signal.close()
 
 

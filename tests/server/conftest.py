@@ -2,15 +2,20 @@ import pytest
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
-from zatre_vision.store import open_store
 from zatre_vision.table import Table
+
+from ..databases import databases_fixture
 
 PIN = "2468"
 
 
+databases = databases_fixture()
+
+
 @pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "data")
+def store(databases):
+    """The store on SQLite and, in a second run of the test, on PostgreSQL."""
+    s = databases.open()
     yield s
     s.close()
 

@@ -125,10 +125,16 @@ def test_login_form_flow(client, playing):
     assert b'id="controls"' not in client.get("/").data
 
 
-def test_wrong_pins_are_rate_limited(client, playing):
-    for _ in range(5):
+def test_wrong_pins_are_rate_limited(app, client, playing):
+    now = [1000.0]
+    app.extensions["zatre"].pins.clock = lambda: now[0]
+    for _ in range(3):
         assert client.post("/table/undo", headers={"X-Table-PIN": "0000"}).status_code == 401
-    assert client.post("/table/undo", headers={"X-Table-PIN": PIN}).status_code == 429
+    locked = client.post("/table/undo", headers={"X-Table-PIN": PIN})
+    assert locked.status_code == 429 and locked.headers["Retry-After"] == "2"
+    assert "try again in 2 s" in locked.get_json()["error"]
+    now[0] += 2
+    assert client.post("/table/undo", headers={"X-Table-PIN": PIN}).status_code == 200
 
 
 def test_pin_header_for_club_tools(client, playing):
@@ -255,22 +261,23 @@ def test_the_setup_form_starts_a_team_game_of_two_partners_per_team(operator, ta
     assert table.state()["teams"] == {"Dora": 2, "Emil": 2, "Fay": 2}
 
 
-def test_first_setup_chooses_the_pin(tmp_path):
+def test_first_setup_chooses_the_pin(databases):
     from zatre_vision.config import load_settings
     from zatre_vision.server import create_app
-    from zatre_vision.store import open_store
     from zatre_vision.table import Table
 
-    store = open_store(tmp_path)
+    store = databases.open()
     app = create_app(load_settings(None, {}), Table(store, "t"), store)
     c = app.test_client()
     page = c.get("/setup").data.decode()
     assert 'name="new_pin"' in page
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
     assert c.post("/login", data={"pin": "1234", "csrf_token": token}).status_code == 409
-    bad = c.post("/setup", data={"csrf_token": token, "new_pin": "12", "players[]": ["A", "B"]})
+    code = app.extensions["zatre"].pins.setup_code()
+    bad = c.post("/setup", data={"csrf_token": token, "new_pin": "12", "players[]": ["A", "B"],
+                                 "setup_code": code})
     assert bad.status_code == 400
-    ok = c.post("/setup", data={"csrf_token": token, "new_pin": "97531",
+    ok = c.post("/setup", data={"csrf_token": token, "new_pin": "97531", "setup_code": code,
                                 "players[]": ["Ann", "Ben", ""], "starter": "Ben",
                                 "camera": "none"})
     assert ok.status_code == 302

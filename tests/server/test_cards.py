@@ -8,7 +8,6 @@ import io
 import pytest
 
 from zatre_vision.rules.record import score_record
-from zatre_vision.store import open_store
 from zatre_vision.table import MatchError, Table
 
 from .conftest import PIN
@@ -27,8 +26,8 @@ def cards(table):
 
 
 # -- Table and store ---------------------------------------------------------------------------
-def test_card_match_resumes_exactly_after_a_restart(tmp_path):
-    store = open_store(tmp_path / "d")
+def test_card_match_resumes_exactly_after_a_restart(databases):
+    store = databases.open()
     t = Table(store, "t1")
     t.new_match(["Ann", "Ben", "Cleo"], "Ben", variant="cards")
     t.commit_turn({"0,0": 6, "1,0": 6}, source="manual")          # Ben: 12 -> 5
@@ -38,7 +37,7 @@ def test_card_match_resumes_exactly_after_a_restart(tmp_path):
     before = t.state()
     store.close()
 
-    store = open_store(tmp_path / "d")
+    store = databases.open()
     t = Table(store, "t1")
     after = t.state()
     for key in ("variant", "players", "turn", "board", "sheets", "round", "hints", "last_turn"):
@@ -53,7 +52,7 @@ def test_card_match_resumes_exactly_after_a_restart(tmp_path):
     assert st["alerts"][0]["violations"][0]["code"] in {"wrong-card-count", "line-over-12"}
     store.close()
 
-    store = open_store(tmp_path / "d")
+    store = databases.open()
     t = Table(store, "t1")
     st2 = t.state()
     assert st2["round"] == 2 and st2["first_turn"] and st2["pending"] == st["pending"]
@@ -68,8 +67,8 @@ def test_card_match_resumes_exactly_after_a_restart(tmp_path):
     store.close()
 
 
-def test_card_match_undo_and_finish_persist(tmp_path):
-    store = open_store(tmp_path / "d")
+def test_card_match_undo_and_finish_persist(databases):
+    store = databases.open()
     t = Table(store, "t1")
     t.new_match(["Ann", "Ben"], "Ann", variant="cards")
     t.commit_turn({"0,0": 6, "1,0": 4}, source="manual")
@@ -79,7 +78,7 @@ def test_card_match_undo_and_finish_persist(tmp_path):
     row = store.get_match(t.match_id)
     assert row["finished"] and row["winners"] == ["Ann"] and row["totals"] == {"Ann": 1, "Ben": 0}
     store.close()
-    t = Table(open_store(tmp_path / "d"), "t1")
+    t = Table(databases.open(), "t1")
     assert t.state()["finished"] and t.state()["winners"] == ["Ann"]
     t.store.close()
 
@@ -258,8 +257,8 @@ def test_card_pages_api_and_exports(client, cards, table):
     assert "Ann" not in client.get("/rankings").data.decode()
 
 
-def test_undo_after_finishing_a_card_game_reopens_it_with_its_turns(tmp_path):
-    store = open_store(tmp_path / "d")
+def test_undo_after_finishing_a_card_game_reopens_it_with_its_turns(databases):
+    store = databases.open()
     t = Table(store, "t1")
     t.new_match(["Ann", "Ben"], "Ann", variant="cards")
     t.commit_turn({"0,0": 6, "1,0": 4}, source="manual")

@@ -97,8 +97,8 @@ def test_postgres_url_needs_psycopg_or_a_server():
         open_store(None, "postgresql://nobody@127.0.0.1:1/none")
 
 
-def test_demo_plays_whole_games_that_score_like_the_rules(tmp_path):
-    store = open_store(tmp_path)
+def test_demo_plays_whole_games_that_score_like_the_rules(databases):
+    store = databases.open()
     table = Table(store, "demo")
     driver = DemoDriver(table, players=["Ann", "Ben"], seed=7, pause_turns=0, snapshots=False)
     while driver.games_finished == 0:
@@ -113,15 +113,15 @@ def test_demo_plays_whole_games_that_score_like_the_rules(tmp_path):
     assert table.state()["match_id"] == 2 and not table.state()["finished"]
 
 
-def test_demo_resumes_after_a_restart(tmp_path):
-    store = open_store(tmp_path)
+def test_demo_resumes_after_a_restart(databases):
+    store = databases.open()
     table = Table(store, "demo")
     driver = DemoDriver(table, players=["Ann", "Ben"], seed=3, snapshots=False)
     for _ in range(6):
         driver.tick()
     board = table.current_board()
     store.close()
-    table2 = Table(open_store(tmp_path), "demo")
+    table2 = Table(databases.open(), "demo")
     driver2 = DemoDriver(table2, players=["Ann", "Ben"], seed=99, snapshots=False)
     driver2.tick()  # adopts the unfinished match
     assert table2.match_id == 1 and table2.current_board() == board

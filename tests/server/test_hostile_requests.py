@@ -5,7 +5,6 @@ import pytest
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
-from zatre_vision.store import open_store
 from zatre_vision.table import Table
 
 from .conftest import PIN
@@ -135,16 +134,18 @@ def test_error_messages_stay_one_short_line(operator, playing):
     assert "I8" not in playing.state()["board"]
 
 
-def test_first_setup_keeps_no_pin_when_the_form_is_refused(tmp_path):
-    store = open_store(tmp_path)
+def test_first_setup_keeps_no_pin_when_the_form_is_refused(databases):
+    store = databases.open()
     app = create_app(load_settings(None, {}), Table(store, "t"), store)
     c = app.test_client()
     page = c.get("/setup").data.decode()
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
-    bad = c.post("/setup", data={"csrf_token": token, "new_pin": "1357", "players[]": ["Ann"]})
+    code = app.extensions["zatre"].pins.setup_code()
+    bad = c.post("/setup", data={"csrf_token": token, "new_pin": "1357", "players[]": ["Ann"],
+                                 "setup_code": code})
     assert bad.status_code == 400
     assert not app.extensions["zatre"].pins.is_set
-    ok = c.post("/setup", data={"csrf_token": token, "new_pin": "2468",
+    ok = c.post("/setup", data={"csrf_token": token, "new_pin": "2468", "setup_code": code,
                                 "players[]": ["Ann", "Ben"], "camera": "none"})
     assert ok.status_code == 302
     assert c.post("/table/undo", headers={"X-Table-PIN": "2468"}).status_code == 409

@@ -1,16 +1,16 @@
 """The Table session: persistence of every change, exact resume, events, rollback."""
 
+import json
 import threading
 
 import pytest
 
 from zatre_vision.match import MatchError
-from zatre_vision.store import open_store
 from zatre_vision.table import Subscription, Table, draw_starter
 
 
-def test_every_change_is_an_event_and_resumes_exactly(tmp_path):
-    store = open_store(tmp_path)
+def test_every_change_is_an_event_and_resumes_exactly(databases):
+    store = databases.open()
     t = Table(store, "t")
     mid = t.new_match(["Ann", "Ben", "Cleo"], "Ben", source="manual")
     t.commit_turn({"H8": 6, "H7": 5, "G7": 5}, source="manual")
@@ -22,7 +22,7 @@ def test_every_change_is_an_event_and_resumes_exactly(tmp_path):
     assert before["alerts"][0]["kind"] == "illegal-turn"
     store.close()
 
-    again = Table(open_store(tmp_path), "t")
+    again = Table(databases.open(), "t")
     after = again.state()
     for key in ("players", "starter", "turn", "board", "sheets", "bag", "pending", "alerts",
                 "last_turn", "hints", "match_id"):
@@ -91,23 +91,46 @@ def test_errors_are_match_errors(table):
 
 
 def test_concurrent_commits_are_serialised(table):
-    table.new_match(["Ann", "Ben"])
-    table.commit_turn({"H8": 2, "H7": 2, "G7": 2}, source="manual")
+    """20 threads correct a cell and post a camera status at the same moment: every
+    change gets its own version, none is lost, the store holds each once and in the
+    order the match took them (the resumed match equals the live one), and a subscriber
+    sees every version once and in order."""
+    table.new_match(["Ann", "Ben"], "Ann")
+    table.commit_turn({"H8": 6, "H7": 5, "G7": 5}, source="manual")
+    assert table.state()["board"]["H8"] == 6
+    sub = table.subscribe(maxsize=1000)
+    start_version, start_revision = table.version, table.revision
+    n = 20
+    barrier = threading.Barrier(n)
     errors = []
 
     def worker(i):
         try:
+            barrier.wait(5)
+            table.set_cell("H8", i % 4 + 1)
             table.set_camera_status({"state": "ok", "n": i})
-        except Exception as exc:  # pragma: no cover
+        except Exception as exc:  # reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(20)]
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
     for th in threads:
         th.start()
     for th in threads:
-        th.join()
+        th.join(10)
     assert not errors
-    assert table.state()["version"] == table.version
+    assert table.version == start_version + 2 * n and table.revision == start_revision + n
+    events = table.store.events(table.match_id)
+    assert [e["kind"] for e in events] == ["start", "turn"] + ["correction"] * n
+    values = [e["payload"]["value"] for e in events[2:]]
+    assert sorted(values) == sorted(i % 4 + 1 for i in range(n))
+    assert table.state()["board"]["H8"] == values[-1]   # the last one stored is the live one
+    seen = []
+    while (msg := sub.get(0.05)) is not None:
+        seen.append(json.loads(msg)["version"])
+    assert seen == list(range(start_version, start_version + 2 * n + 1))
+    again = Table(table.store, "table-1")
+    assert again.state()["board"] == table.state()["board"]
+    assert again.state()["sheets"] == table.state()["sheets"]
 
 
 def test_finish_and_winners(playing):

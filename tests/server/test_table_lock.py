@@ -40,10 +40,11 @@ def test_a_second_server_on_the_same_data_refuses_to_start_and_kill_9_frees_the_
     first = _serve(tmp_path, _free_port())
     try:
         deadline = time.monotonic() + 30
-        while not (tmp_path / "data" / ".serve-table-1.lock").exists():
+        lock_file = tmp_path / "data" / ".serve-table-1.lock"
+        # the server writes its process id into the file once it holds the lock
+        while not (lock_file.exists() and lock_file.read_text() == str(first.pid)):
             assert time.monotonic() < deadline and first.poll() is None
-            time.sleep(0.1)
-        time.sleep(0.5)
+            time.sleep(0.05)
         second = _serve(tmp_path, _free_port())
         out, err = second.communicate(timeout=60)
         assert second.returncode == 2

@@ -144,25 +144,46 @@ class HangingSource(SceneSource):
         return super().read()
 
 
+class Clock:
+    """The service's clock, moved by the test."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
 def test_a_camera_hung_in_read_is_reported_stalled_then_ok_again(tmp_path, monkeypatch):
-    monkeypatch.setattr("zatre_vision.tracking.service.STALL_S", 0.3)
-    monkeypatch.setattr("zatre_vision.tracking.service.WATCH_EVERY_S", 0.05)
+    from zatre_vision.tracking import service as service_module
+
+    monkeypatch.setattr(service_module, "WATCH_EVERY_S", 0.02)   # how often it looks
     scene = GameScene(31, 480, 360, max_turns=2)
     truths = []
     table = Table(open_store(tmp_path), "t1")
+    reported = []   # (the camera's clock, the status) for each report
+    real_status = table.set_camera_status
+    monkeypatch.setattr(table, "set_camera_status",
+                        lambda st: (reported.append((clock.now, dict(st))), real_status(st))[1])
+    clock = Clock()
     source = HangingSource(scene, truths)
-    service = CameraService(table, source, lambda: LiveTruthReader(truths))
+    service = CameraService(table, source, lambda: LiveTruthReader(truths), clock=clock)
     service.start()
     deadline = time.monotonic() + 30
+    while source.reads < source.after:            # the camera hangs in its read
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    clock.now += service_module.STALL_S + 1       # only the camera's clock moves on
     while table.state()["camera"].get("state") != "stalled":
         assert time.monotonic() < deadline, table.state()["camera"]
-        time.sleep(0.05)
-    assert "no frame from the camera" in table.state()["camera"]["message"]
+        time.sleep(0.02)
+    stalled = [(at, st) for at, st in reported if st.get("state") == "stalled"]
+    assert len(stalled) == 1 and stalled[0][0] == 100.0 + service_module.STALL_S + 1
+    assert "no frame from the camera for 11 s" in stalled[0][1]["message"]
     source.release.set()
     while table.state()["camera"].get("state") == "stalled":
         assert time.monotonic() < deadline
-        time.sleep(0.05)
-    while service._thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.1)                              # the game plays on to its end
+        time.sleep(0.02)
+    service._thread.join(max(1.0, deadline - time.monotonic()))   # the game plays to its end
     service.stop()
     assert [t.placed for t in table.match.turns] == [dict(t.result.placed) for t in scene.turns]

@@ -148,23 +148,53 @@
     t._timer = setTimeout(() => { t.hidden = true; }, bad ? 6000 : 2500);
   }
 
+  // The revision of the match this page shows, sent with every write: the server
+  // answers a repeat (a double click, a resent request) "Already recorded".
+  const revMeta = $('meta[name="table-revision"]');
+  const shown = { revision: revMeta ? revMeta.content : "", boot: revMeta ? revMeta.dataset.boot : "" };
+  function noteState(state) {
+    if (state && state.revision !== undefined) { shown.revision = String(state.revision); shown.boot = state.boot; }
+  }
+
+  // While a write is in flight every button of the page is off, and a second write
+  // is not sent.
+  let inFlight = false;
+  function busy(on) {
+    document.querySelectorAll("button, input[type=submit]").forEach((b) => {
+      if (on) { b.dataset.wasDisabled = b.disabled ? "1" : ""; b.disabled = true; }
+      else if (b.dataset.wasDisabled !== undefined) { b.disabled = b.dataset.wasDisabled === "1"; delete b.dataset.wasDisabled; }
+    });
+    document.body.classList.toggle("busy", on);
+  }
+
   async function post(url, body) {
+    if (inFlight) return null;
     const token = $('meta[name="csrf-token"]').content;
-    let resp;
+    inFlight = true;
+    busy(true);
+    let resp, data;
     try {
       resp = await fetch(url, { method: "POST", credentials: "same-origin",
         headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token },
-        body: JSON.stringify(body || {}) });
+        body: JSON.stringify({ ...(body || {}), revision: shown.revision, boot: shown.boot }) });
+      data = await resp.json().catch(() => ({}));
     } catch (e) {
       toast("The table server cannot be reached.", true);
       return null;
+    } finally {
+      inFlight = false;
+      busy(false);
     }
-    const data = await resp.json().catch(() => ({}));
     if (!resp.ok) { toast(data.error || `Error ${resp.status}`, true); return null; }
     if (data.message) toast(data.message, data.turn && !data.turn.legal);
+    if (data.state) noteState(data.state);
     if (data.state && window.ZatreLive) window.ZatreLive.apply(data.state);
     return data;
   }
+  // plain forms (sign out, tournaments, calibration): their buttons go off once sent
+  document.querySelectorAll('form[method="post"]').forEach((f) => f.addEventListener("submit", () => {
+    setTimeout(() => f.querySelectorAll("button, input[type=submit]").forEach((b) => { b.disabled = true; }), 0);
+  }));
 
   function setLive(on) {
     const live = $("#live");
@@ -261,11 +291,15 @@
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells ? ` (${a.cells.join(", ")})` : "") }, card);
         const ul = el("ul", {}, card);
         (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
+        // tiles on cells that already hold one: nothing to accept, only to take back
+        const onTaken = (a.violations || []).some((v) => v.code === "cell-occupied");
         if (a.kind === "illegal-turn" && auth) {
           const row = el("div", { class: "row" }, card);
-          const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+          if (!onTaken) {
+            const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+            acc.addEventListener("click", () => post("/table/accept"));
+          }
           const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: "Reject: tiles taken back" }, row);
-          acc.addEventListener("click", () => post("/table/accept"));
           rej.addEventListener("click", () => post("/table/reject"));
         } else if (a.kind === "illegal-turn") {
           el("div", { class: "muted", text: "Take the tiles back, or an operator can accept the turn." }, card);
@@ -397,13 +431,32 @@
     connect(apply);
   }
 
+  // The live state: an event stream, or, while the server has no room for one more
+  // (it answers 503) or the browser has none, GET /api/state every 2 s; the stream is
+  // tried again after 30 s.
   function connect(apply) {
-    if (!window.EventSource) return;
-    const es = new EventSource("/events");
-    es.addEventListener("open", () => setLive(true));
-    es.addEventListener("error", () => setLive(false));
-    es.addEventListener("state", (ev) => { setLive(true); apply(JSON.parse(ev.data)); });
-    window.addEventListener("beforeunload", () => es.close());
+    let es = null, poller = null;
+    const poll = async () => {
+      try {
+        const resp = await fetch("/api/state", { credentials: "same-origin" });
+        if (resp.ok) { setLive(true); const st = await resp.json(); noteState(st); apply(st); } else setLive(false);
+      } catch (e) { setLive(false); }
+    };
+    const startPolling = () => { if (!poller) { poll(); poller = setInterval(poll, 2000); } };
+    const stopPolling = () => { clearInterval(poller); poller = null; };
+    const open = () => {
+      if (!window.EventSource) { startPolling(); return; }
+      es = new EventSource("/events");
+      es.addEventListener("open", () => { stopPolling(); setLive(true); });
+      es.addEventListener("error", () => {
+        if (es.readyState !== EventSource.CLOSED) { setLive(false); return; }
+        startPolling();  // refused: the browser does not retry by itself
+        setTimeout(open, 30000);
+      });
+      es.addEventListener("state", (ev) => { setLive(true); const st = JSON.parse(ev.data); noteState(st); apply(st); });
+    };
+    open();
+    window.addEventListener("beforeunload", () => { if (es) es.close(); stopPolling(); });
   }
 
   // ---- match replay ------------------------------------------------------------------------------------
@@ -452,25 +505,49 @@
     const form = $("#setup-form");
     if (form) form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
-      let resp;
+      if (inFlight) return;
+      inFlight = true;
+      busy(true);
+      let resp, data;
       try {
         resp = await fetch(form.action, { method: "POST", body: new FormData(form),
           credentials: "same-origin", headers: { "Accept": "application/json" } });
+        data = await resp.json().catch(() => ({}));
       } catch (e) {
         toast("The table server cannot be reached.", true);
         return;
+      } finally {
+        inFlight = false;
+        busy(false);
       }
-      const data = await resp.json().catch(() => ({}));
       if (!resp.ok) { toast(data.error || `Error ${resp.status}`, true); return; }
       if (data.message) sessionStorage.setItem("zatre-toast", data.message);
       window.location.href = "/";
     });
   }
 
+  // a PIN lockout counts down on the sign-in form; Sign in waits until it ends
+  const lockNote = $("#login-error[data-wait]");
+  if (lockNote) {
+    let left = Number(lockNote.dataset.wait);
+    const btn = $("#login-submit");
+    const base = lockNote.textContent.replace(/: try again in .*$/, "");
+    const say = (s) => (s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+      : s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`);
+    const tick = () => {
+      if (left <= 0) { lockNote.textContent = base + ": try again now"; if (btn) btn.disabled = false; return; }
+      lockNote.textContent = `${base}: try again in ${say(left)}`;
+      if (btn) btn.disabled = true;
+      left -= 1;
+      setTimeout(tick, 1000);
+    };
+    tick();
+  }
+
   const told = sessionStorage.getItem("zatre-toast");  // e.g. Setup's "Match 3 started"
   if (told) { sessionStorage.removeItem("zatre-toast"); toast(told); }
 
-  window.Zatre = { renderBoard, renderSheets, post };
+  window.Zatre = { renderBoard, renderSheets, post, connect };
   const page = document.body.dataset.page;
   const cards = !!$("[data-cards]"); // a card game: cards.js draws the page
   if ((page === "table" || page === "sheet") && !cards) tableView();

@@ -252,9 +252,12 @@
         (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
         if (a.kind === "illegal-turn" && auth) {
           const row = el("div", { class: "row" }, card);
-          const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+          // cards on places that already hold one: nothing to accept, only to take back
+          if (!(a.violations || []).some((v) => v.code === "cell-occupied")) {
+            const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+            acc.addEventListener("click", () => post("/table/accept"));
+          }
           const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: "Reject: cards taken back" }, row);
-          acc.addEventListener("click", () => post("/table/accept"));
           rej.addEventListener("click", () => post("/table/reject"));
         } else if (a.kind === "illegal-turn") {
           el("div", { class: "muted", text: "Take the cards back, or an operator can accept the turn." }, card);
@@ -355,19 +358,9 @@
     void kind;
   }
 
+  // the live state as the board game gets it (app.js: a stream, or polling when refused)
   function connect(apply) {
-    if (!window.EventSource) return;
-    const live = $("#live");
-    const setLive = (on) => {
-      if (!live) return;
-      live.textContent = on ? "live" : "reconnecting…";
-      live.className = "pill " + (on ? "pill-live" : "pill-off");
-    };
-    const es = new EventSource("/events");
-    es.addEventListener("open", () => setLive(true));
-    es.addEventListener("error", () => setLive(false));
-    es.addEventListener("state", (ev) => { setLive(true); apply(JSON.parse(ev.data)); });
-    window.addEventListener("beforeunload", () => es.close());
+    window.Zatre.connect(apply);
   }
 
   // ---- the replay of a stored card match ---------------------------------------------------------

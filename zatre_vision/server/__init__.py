@@ -9,7 +9,7 @@ No module-level app and no globals: everything a view needs hangs off
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -20,8 +20,11 @@ from ..store import Store, StoreError
 from ..table import Table
 from .camera import CameraControl
 from .forms import MAX_ID
+from .once import WriteLog
 from .paths import web_dir
 from .security import PinGuard, csrf_token, signed_in
+from .stream import StreamSlots
+from .stream_hub import StreamHub
 
 
 @dataclass
@@ -31,6 +34,12 @@ class ZatreContext:
     store: Store
     pins: PinGuard
     camera: CameraControl | None
+    #: the stream hub serving GET /events apart from the request threads (zatre serve)
+    streams: StreamHub | None = None
+    #: the streams the Flask view serves itself when there is no hub
+    stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(4, 16))
+    #: the writes applied lately, so that a repeat changes nothing (see once)
+    writes: WriteLog = field(default_factory=WriteLog)
 
 
 def wants_json() -> bool:
@@ -86,8 +95,10 @@ def create_app(config: Settings, table: Table, store: Store,
     )
     app.json.sort_keys = False
     app.url_map.converters["int"] = RecordId
-    app.extensions["zatre"] = ZatreContext(config, table, store,
-                                           PinGuard(store, table.name, config.server.pin), camera)
+    app.extensions["zatre"] = ZatreContext(
+        config, table, store, PinGuard(store, table.name, config.server.pin), camera,
+        stream_slots=StreamSlots(config.server.streams_per_address,
+                                 min(config.server.streams_total, config.server.threads // 2)))
 
     from . import admin, analysis_pages, api, calibration, cards, coach, pages, stream
 
@@ -105,11 +116,18 @@ def create_app(config: Settings, table: Table, store: Store,
     def _globals():
         ctx = app.extensions["zatre"]
         return {"csrf_token": csrf_token, "signed_in": signed_in(),
-                "pin_set": ctx.pins.is_set, "table_name": table.name}
+                "pin_set": ctx.pins.is_set, "table_name": table.name,
+                "revision": table.revision, "boot": table.boot}
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
-        return _error_reply(exc.code or 500, exc.name, one_line(exc.description or exc.name))
+        body, code = _error_reply(exc.code or 500, exc.name,
+                                  one_line(exc.description or exc.name))
+        resp = app.make_response((body, code))
+        retry = getattr(exc, "retry_after", None)  # a PIN lockout: when to try again
+        if retry:
+            resp.headers["Retry-After"] = str(retry)
+        return resp
 
     @app.errorhandler(StoreError)
     def _store_failed(exc: StoreError):

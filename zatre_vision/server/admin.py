@@ -5,16 +5,31 @@ the match's state is a 409 with the reason."""
 
 from __future__ import annotations
 
+import math
 import random
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    g,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
 from .. import server as _server
 from ..match import MatchError
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms
+from .once import once, run_once
 from .records import pairing_key, round_robin
-from .security import check_csrf, require_pin, signed_in
+from .security import PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
 
 bp = Blueprint("admin", __name__)
 
@@ -24,6 +39,7 @@ def ctx():
 
 
 def done(message: str, target: str | None = None, **extra):
+    g.write_message = message  # what a repeat of this write is told (once)
     if _server.wants_json():
         return jsonify({"ok": True, "message": message, **extra,
                         "state": ctx().table.state()})
@@ -47,10 +63,30 @@ def login():
     guard = ctx().pins
     if not guard.is_set:
         abort(409, "no PIN is set yet: choose one in Setup")
-    if not guard.check(str(data.get("pin", "")).strip(), request.remote_addr or "?"):
-        abort(401, "wrong table PIN")
+    client = request.remote_addr or "?"
+    try:
+        right = guard.check(str(data.get("pin", "")).strip(), client)
+    except PinLocked as exc:
+        if _server.wants_json():
+            raise
+        return login_again(exc.description, 429, exc.wait_s)
+    if not right:
+        message = wrong_pin_message(guard.wait_for(client))
+        if _server.wants_json():
+            abort(401, message)
+        return login_again(message, 401, guard.wait_for(client))
     session["auth"] = guard.fingerprint()
     return done("Signed in: corrections and setup are unlocked.")
+
+
+def login_again(message: str, code: int, wait_s: float):
+    """Back to the sign-in form, with what went wrong and how long to wait."""
+    resp = make_response(render_template(
+        "login.html", page="login", error=message, wait_s=math.ceil(wait_s),
+        next=forms.local_path(request.form.get("next"))), code)
+    if wait_s > 0:
+        resp.headers["Retry-After"] = str(math.ceil(wait_s))
+    return resp
 
 
 @bp.post("/logout")
@@ -65,11 +101,14 @@ def logout():
 def setup():
     data = forms.payload()
     guard = ctx().pins
-    if not guard.is_set:  # first setup: choose the table's PIN
+    if not guard.is_set:  # first setup: choose the table's PIN, with the setup code
         check_csrf()
+        if not guard.check_setup_code(data.get("setup_code"), request.remote_addr or "?"):
+            abort(403, "wrong setup code: `zatre serve` printed it when it started, and "
+                       "`zatre doctor` shows it")
         new_pin = forms.pin(data.get("new_pin"), "new PIN")
         # the PIN is kept only once the rest of the form is good and the match started
-        response = _start_match(data)
+        response = run_once(data, lambda: _start_match(data), strict=False)
         guard.set_pin(new_pin)
         session["auth"] = guard.fingerprint()
         return response
@@ -78,7 +117,7 @@ def setup():
 
 @require_pin
 def _setup_with_pin(data):
-    return _start_match(data)
+    return run_once(data, lambda: _start_match(data), strict=False)
 
 
 def running_match(table) -> dict | None:
@@ -193,6 +232,7 @@ def draw():
 # -- the live match --------------------------------------------------------------------
 @bp.post("/table/turn")
 @require_pin
+@once
 def turn():
     data = forms.payload()
     if "placed" not in data:
@@ -209,13 +249,26 @@ def turn():
 
 @bp.post("/table/accept")
 @require_pin
+@once
 def accept():
+    taken = occupied_cells(ctx().table.state())
+    if taken:
+        abort(409, f"{', '.join(taken)} already {'hold tiles' if len(taken) > 1 else 'holds a tile'}"
+                   ": a turn on taken cells cannot be accepted; reject it")
     run(lambda: ctx().table.accept_pending())
     return done("Flagged turn accepted (override).")
 
 
+def occupied_cells(state: dict) -> list[str]:
+    """The cells of the flagged turn that already held a tile (nothing to accept)."""
+    return sorted({c for a in state.get("alerts") or [] if a.get("kind") == "illegal-turn"
+                   for v in a.get("violations") or [] if v.get("code") == "cell-occupied"
+                   for c in v.get("cells") or []})
+
+
 @bp.post("/table/reject")
 @require_pin
+@once
 def reject():
     run(lambda: ctx().table.reject_pending())
     return done("Flagged turn rejected: take the tiles back.")
@@ -223,6 +276,7 @@ def reject():
 
 @bp.post("/table/undo")
 @require_pin
+@once
 def undo():
     table = ctx().table
     if table.match is not None and table.match_source == "demo" and not table.match.finished:
@@ -242,6 +296,7 @@ def undo():
 
 @bp.post("/table/end-turn")
 @require_pin
+@once
 def end_turn():
     camera = ctx().camera
     if camera is None or not camera.event("end_turn"):
@@ -255,6 +310,7 @@ def end_turn():
 
 @bp.post("/table/cell")
 @require_pin
+@once
 def set_cell():
     data = forms.payload()
     name = forms.cell(data.get("cell"))
@@ -265,6 +321,7 @@ def set_cell():
 
 @bp.post("/table/held")
 @require_pin
+@once
 def held():
     data = forms.payload()
     tiles = forms.tiles(data.get("tiles", ""))
@@ -277,6 +334,7 @@ def held():
 
 @bp.post("/table/finish")
 @require_pin
+@once
 def finish():
     table = ctx().table
     if table.match is None:
@@ -297,6 +355,7 @@ def profi():
 # -- tournaments -------------------------------------------------------------------------
 @bp.post("/tournaments")
 @require_pin
+@once(strict=False)
 def create_tournament():
     data = forms.payload()
     name = data.get("name")
@@ -312,6 +371,7 @@ def create_tournament():
 
 @bp.post("/tournaments/<int:tid>/play")
 @require_pin
+@once(strict=False)
 def play_pairing(tid: int):
     t = ctx().store.get_tournament(tid)
     if t is None:

@@ -40,6 +40,7 @@ from ..rules.variants.cards_record import parse_card_record, run_card_replay
 from . import forms
 from .admin import done, run
 from .records import stored_result
+from .once import once
 from .security import require_pin
 
 bp = Blueprint("cards", __name__)
@@ -160,6 +161,7 @@ def start_card_match(data: dict):
 # -- the live card match -------------------------------------------------------------------------------
 @bp.post("/cards/turn")
 @require_pin
+@once
 def turn():
     data = forms.payload()
     placed = card_placement(data.get("placed"))
@@ -176,6 +178,7 @@ def turn():
 
 @bp.post("/cards/show-hand")
 @require_pin
+@once
 def show_hand():
     data = forms.payload()
     hand = card_hand(data.get("hand"))
@@ -191,6 +194,7 @@ def show_hand():
 
 @bp.post("/cards/pass")
 @require_pin
+@once
 def pass_turn():
     data = forms.payload()
     table = _require_cards_match()
@@ -201,6 +205,7 @@ def pass_turn():
 
 @bp.post("/cards/end-round")
 @require_pin
+@once
 def end_round():
     table = _require_cards_match()
     run(lambda: table.end_round())
@@ -210,6 +215,7 @@ def end_round():
 
 @bp.post("/cards/card")
 @require_pin
+@once
 def set_card():
     data = forms.payload()
     pos = position(data.get("position"))
@@ -222,6 +228,7 @@ def set_card():
 
 @bp.post("/cards/finish")
 @require_pin
+@once
 def finish():
     table = _require_cards_match()
     run(lambda: table.finish({}))

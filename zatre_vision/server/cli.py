@@ -45,7 +45,7 @@ def _check_host(ctx, param, value: str | None) -> str | None:
 @click.option("--demo-interval", type=click.FloatRange(0.01, 60), default=None,
               help="Seconds between turns of the demo game (default 2).")
 @click.option("--threads", type=click.IntRange(4, 1024), default=None,
-              help="Worker threads; every open live view holds one (default 64).")
+              help="Worker threads for requests (live views hold none; default 64).")
 def serve(host, port, data_dir, db, pin, table_name, config_file, validate_config, demo, source,
           demo_interval, threads) -> None:
     """Serve the table dashboard (board, score sheets, corrections, records, API)."""
@@ -121,13 +121,12 @@ def _start_gpio(settings, table, camera):
 def run_server(settings, ready: threading.Event | None = None) -> None:
     """Open the store, resume the table, start the camera source and serve until
     SIGTERM/SIGINT; then end every event stream and close the store cleanly."""
-    import waitress
-
     from ..store import StoreError, open_store
     from ..table import Table
     from ..tracking.sources import model_available
     from . import create_app
     from .camera import CameraControl
+    from .stream_hub import StreamHub, make_server, raise_open_files_limit
     from .table_lock import TableBusy, TableLock
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -150,11 +149,15 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
                            pipelines=_camera_pipeline(settings),
                            demo_through_pipeline=model_available())
     app = create_app(settings, table, store, camera)
+    hub = StreamHub(table, keepalive_s=srv.keepalive_s, per_address=srv.streams_per_address,
+                    total=srv.streams_total)
+    raise_open_files_limit(srv.max_connections + 64)
     try:
-        server = waitress.create_server(app, host=srv.host, port=srv.port, threads=srv.threads,
-                                        channel_timeout=max(60, int(srv.keepalive_s * 4)),
-                                        connection_limit=max(100, srv.threads * 2),
-                                        ident="zatre-vision")
+        server = make_server(app, hub, host=srv.host, port=srv.port, threads=srv.threads,
+                             idle_timeout_s=srv.idle_timeout_s,
+                             max_connections=srv.max_connections,
+                             connections_per_address=srv.connections_per_address)
+        app.extensions["zatre"].streams = hub
     except OSError as exc:
         store.close()
         lock.release()
@@ -174,6 +177,10 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, shutdown)
+    code = app.extensions["zatre"].pins.setup_code()
+    if code:  # as Jupyter prints its token: whoever can read this log may set the PIN
+        click.echo(f"zatre: table {srv.table!r} has no PIN yet: its first setup needs the "
+                   f"setup code {code} (`zatre doctor` shows it too)", err=True)
     where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
     click.echo(f"zatre: serving table {srv.table!r} at {where} "
                f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)

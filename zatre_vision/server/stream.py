@@ -1,21 +1,68 @@
 """``GET /events``: the live state as server-sent events (event name ``state``).
 
-Each stream holds a waitress thread; it sends the current state at once, then every
-new state, a keep-alive comment when nothing happened for ``server.keepalive_s``, and
-ends cleanly when the table closes (server shutdown)."""
+Under ``zatre serve`` the :class:`~.stream_hub.StreamHub` answers streams before they
+reach Flask, without holding a request thread; a stream that gets here there was over
+the hub's caps and is told to poll ``GET /api/state`` (503, ``Retry-After``).
+
+Without a hub (another WSGI server, the test client) this view streams itself: it
+holds a thread per stream, so it keeps to the same caps per address and in all. It
+sends the current state at once, then every new state, a keep-alive comment when
+nothing happened for ``server.keepalive_s``, and ends when the table closes."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+import threading
+from collections import Counter
+
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from ..table import Subscription
 
 bp = Blueprint("stream", __name__)
 
+RETRY_AFTER_S = 30
+
+
+class StreamSlots:
+    """Counts the streams this view serves itself, per address and in all."""
+
+    def __init__(self, per_address: int, total: int):
+        self.per_address, self.total = per_address, total
+        self._lock = threading.Lock()
+        self._by_address: Counter[str] = Counter()
+
+    def take(self, address: str) -> bool:
+        with self._lock:
+            if (sum(self._by_address.values()) >= self.total
+                    or self._by_address[address] >= self.per_address):
+                return False
+            self._by_address[address] += 1
+            return True
+
+    def give_back(self, address: str) -> None:
+        with self._lock:
+            self._by_address[address] -= 1
+            if self._by_address[address] <= 0:
+                del self._by_address[address]
+
+
+def too_many_streams():
+    resp = jsonify({"error": "too many live views are open: this page polls the state "
+                             "instead and tries again later",
+                    "status": 503, "poll": "/api/state", "retry_after_s": RETRY_AFTER_S})
+    resp.status_code = 503
+    resp.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return resp
+
 
 @bp.get("/events")
 def events():
     ctx = current_app.extensions["zatre"]
+    if ctx.streams is not None:  # the hub refused it: over its caps
+        return too_many_streams()
+    address = request.remote_addr or "?"
+    if not ctx.stream_slots.take(address):
+        return too_many_streams()
     table = ctx.table
     keepalive = ctx.config.server.keepalive_s
 
@@ -37,5 +84,7 @@ def events():
         finally:
             table.unsubscribe(sub)
 
-    return Response(generate(), mimetype="text/event-stream",
+    resp = Response(generate(), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    resp.call_on_close(lambda: ctx.stream_slots.give_back(address))
+    return resp

@@ -106,6 +106,10 @@ class Store:
             self._exec("INSERT INTO settings (key, value) VALUES (?, ?) "
                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
+    def delete_setting(self, key: str) -> None:
+        with self.transaction():
+            self._exec("DELETE FROM settings WHERE key = ?", (key,))
+
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, table: str, players: list[str], record: dict, *, season: str | None,
                      source: str, totals: dict, tournament_id: int | None = None,

@@ -1,0 +1,116 @@
+"""Live-view streams under zatre serve: served by the hub, not the request threads;
+capped per address and in all (later ones are told to poll); closed ones and idle
+connections are let go quickly."""
+
+import json
+import socket
+
+import pytest
+
+from .conftest import PIN
+from .live import LiveServer, StreamReader, wait_for
+
+
+@pytest.fixture
+def live(app, table):
+    servers = []
+
+    def start(**kw):
+        s = LiveServer(app, table, **kw)
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def test_streams_hold_no_request_thread_and_get_every_version(live, table):
+    table.new_match(["Ann", "Ben"], "Ann", source="manual")
+    srv = live(threads=4)
+    readers = [StreamReader(srv.port) for _ in range(24)]  # six times the threads
+    try:
+        for r in readers:
+            assert r.head()[0] == 200
+            assert r.next_state()["version"] == table.version
+        wait_for(lambda: srv.hub.count == 24, what="24 streams adopted")
+        status, state = srv.get_json("/api/state")   # a request thread is still free
+        assert status == 200 and state["version"] == table.version
+        first = table.version
+        srv.post_json("/table/turn", {"placed": {"H8": 6, "H7": 5, "G7": 5}}, PIN)
+        srv.post_json("/table/turn", {"placed": {}}, PIN)
+        for r in readers:
+            assert [r.next_state()["version"] for _ in range(2)] == [first + 1, first + 2]
+    finally:
+        for r in readers:
+            r.close()
+
+
+def test_a_stream_over_the_cap_is_told_to_poll(live, table):
+    srv = live(per_address=2, total=10)
+    readers = [StreamReader(srv.port) for _ in range(3)]
+    try:
+        codes = [r.head()[0] for r in readers[:2]]
+        status, head = readers[2].head()
+        assert codes == [200, 200] and status == 503
+        assert b"Retry-After: 30" in head
+        while len(readers[2].buf) < 10:
+            readers[2]._more()
+        body = json.loads(readers[2].buf[readers[2].buf.index(b"{"):])
+        assert body["poll"] == "/api/state" and "too many live views" in body["error"]
+        assert srv.hub.refused == 1
+    finally:
+        for r in readers:
+            r.close()
+
+
+def test_a_closed_stream_is_let_go_at_once(live, table):
+    srv = live(keepalive_s=300)   # no keep-alive would notice it
+    r = StreamReader(srv.port)
+    r.head()
+    wait_for(lambda: srv.hub.count == 1, what="the stream adopted")
+    r.close()
+    wait_for(lambda: srv.hub.count == 0, timeout=3, what="the closed stream let go")
+
+
+def test_idle_and_half_open_connections_are_closed(live):
+    srv = live(idle_timeout_s=1)
+    idle = socket.create_connection(("127.0.0.1", srv.port), timeout=6)
+    half = socket.create_connection(("127.0.0.1", srv.port), timeout=6)
+    half.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\n")   # never ends its head
+    try:
+        assert idle.recv(100) == b""   # closed by the server within seconds
+        assert half.recv(100) == b""
+    finally:
+        idle.close()
+        half.close()
+
+
+def test_without_a_hub_the_view_streams_itself_within_its_cap(app, client):
+    slots = app.extensions["zatre"].stream_slots
+    slots.per_address = 1
+    first = client.get("/events", buffered=False)
+    assert first.status_code == 200
+    second = client.get("/events")
+    assert second.status_code == 503 and second.get_json()["poll"] == "/api/state"
+    first.close()
+    third = client.get("/events", buffered=False)
+    assert third.status_code == 200
+    third.close()
+
+
+def test_one_address_cannot_take_every_connection(live, table):
+    srv = live(connections_per_address=3)
+    mine = [socket.create_connection(("127.0.0.1", srv.port), timeout=5) for _ in range(3)]
+    extra = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    other = socket.socket()
+    other.settimeout(5)
+    try:
+        assert extra.recv(100) == b""          # closed at once: over its address's share
+        other.bind(("127.0.0.2", 0))           # another address still gets an answer
+        other.connect(("127.0.0.1", srv.port))
+        other.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert other.recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        for s in (*mine, extra, other):
+            s.close()

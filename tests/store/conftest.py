@@ -1,0 +1,3 @@
+from ..databases import databases_fixture
+
+databases = databases_fixture()
