@@ -38,6 +38,15 @@ def _cards(t):
     t.commit_turn({"2,0": 0}, source="manual")
 
 
+def _blocked_cards(t):
+    """A card round that can be blocked: only 0 and 1 still fit anywhere."""
+    t.new_match(["Ann", "Ben", "Cleo"], "Ben", source="manual", variant="cards")
+    t.commit_turn({"0,0": 6, "1,0": 6}, source="manual")
+    t.commit_turn({"0,1": 5}, source="manual")
+    t.pass_turn()
+    t.commit_turn({"1,1": 6}, source="manual")
+
+
 def _tournament(t):
     t.store.create_tournament("Cup", ["Ann", "Ben", "Cleo"], "2025")
 
@@ -65,7 +74,7 @@ WRITES = [
     (_cards, "/cards/turn", {"placed": {"0,1": 4}}, None),
     (_cards, "/cards/show-hand", {}, None),
     (_cards, "/cards/pass", {}, None),
-    (_cards, "/cards/end-round", {}, None),
+    (_blocked_cards, "/cards/end-round", {}, None),
     (_cards, "/cards/card", {"position": "0,1", "value": 2}, None),
     (_cards, "/cards/finish", {}, None),
 ]

@@ -39,8 +39,8 @@ from ..rules.variants.cards import (
 from ..rules.variants.cards_record import parse_card_record, run_card_replay
 from . import forms
 from .admin import done, run
-from .records import stored_result
 from .once import once
+from .records import stored_result
 from .security import require_pin
 
 bp = Blueprint("cards", __name__)
