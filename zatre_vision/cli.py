@@ -13,17 +13,86 @@ from pathlib import Path
 
 import click
 
-from .calibrate.cli import calibrate
 from .doctor import doctor
 from .errors import InputError, check_output_file, run_guarded
-from .server.cli import serve
-from .synth.cli import synth
-from .tracking.cli import replay
-from .vision.cli import bench_vision, read, train
+
+#: Commands loaded only when they run (or their own --help is asked for), so that
+#: `zatre --help` and `zatre score` load no OpenCV, onnxruntime or Flask:
+#: name -> ("module:attribute", the first line of its help, shown by `zatre --help`).
+#: tests/cli/test_lazy_imports.py checks each line against the command itself.
+LAZY_COMMANDS = {
+    "synth": ("zatre_vision.synth.cli:synth",
+              "Synthetic board photos and recorded games with ground truth."),
+    "serve": ("zatre_vision.server.cli:serve",
+              "Serve the table dashboard (board, score sheets, corrections, records, API)."),
+    "read": ("zatre_vision.vision.cli:read",
+             "Read photos of the board: which cells hold a tile and how many pips it shows."),
+    "train": ("zatre_vision.vision.cli:train",
+              "Train the pip classifier and the board finder on synthetic photos and export "
+              "them to ONNX (CPU)."),
+    "replay": ("zatre_vision.tracking.cli:replay",
+               "Run DIR's frames (and meta.json, events.jsonl) through tracking, turn "
+               "detection, rules and sheets, as the camera service would, and print the "
+               "result: the `zatre score` output plus the frame at which each turn was "
+               "committed."),
+    "calibrate": ("zatre_vision.calibrate.cli:calibrate",
+                  "Set up a fixed camera: lens target and lens, board registration, "
+                  "exposure lock."),
+    "backup": ("zatre_vision.store.backup_cli:backup",
+               "Copy the SQLite database to a file while the table may be running."),
+    "restore": ("zatre_vision.store.backup_cli:restore",
+                "Put a backup made by `zatre backup` back as the table's database."),
+}
+LAZY_BENCH_COMMANDS = {
+    "vision": ("zatre_vision.vision.cli:bench_vision",
+               "The reader on a held-out synthetic set (new seed, wider ranges), one core."),
+}
 
 
-class ZatreGroup(click.Group):
+def _load(target: str) -> click.Command:
+    import importlib
+
+    module, attr = target.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+class LazyGroup(click.Group):
+    """A group whose ``lazy`` commands are imported only when one of them is used; its
+    command list is written from their stored help lines."""
+
+    lazy: dict[str, tuple[str, str]] = {}
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            self.add_command(_load(self.lazy[cmd_name][0]), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                cmd = self.commands[name]
+                if not cmd.hidden:
+                    rows.append((name, cmd))
+            else:
+                rows.append((name, click.Command(name, help=self.lazy[name][1])))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in rows])
+
+
+class BenchGroup(LazyGroup):
+    lazy = LAZY_BENCH_COMMANDS
+
+
+class ZatreGroup(LazyGroup):
     """A click group whose errors are one line each and whose crashes are caught."""
+
+    lazy = LAZY_COMMANDS
 
     def main(self, *args, **kwargs):  # noqa: D401 - click API
         kwargs["standalone_mode"] = False
@@ -105,7 +174,7 @@ def demo(players: str, seed: int | None, strategy: str, delay: float) -> None:
     run_demo(names, seed, strategy, delay)
 
 
-@main.group()
+@main.group(cls=BenchGroup)
 def bench() -> None:
     """Benchmarks; each writes its results file under benchmarks/results/."""
 
@@ -164,14 +233,7 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     click.echo(f"results written to {out}", err=True)
 
 
-main.add_command(synth)
-main.add_command(serve)
-main.add_command(read)
-main.add_command(train)
-main.add_command(replay)
-main.add_command(calibrate)
 main.add_command(doctor)
-bench.add_command(bench_vision)
 
 
 if __name__ == "__main__":
