@@ -63,3 +63,13 @@ def test_unknown_command_is_one_line(zatre):
     proc = zatre("nosuch")
     assert proc.returncode == 2 and "No such command" in proc.stderr
     assert main.get_command(click.Context(main), "nosuch") is None
+
+
+def test_a_long_error_is_cut_to_300_characters(zatre, tmp_path):
+    record = {"players": ["Ann", "Ben"], "turns": [{"player": "x" * 100_000, "placed": {}}]}
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    proc = zatre("score", str(path))
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert "\n" not in line and len(line) <= len("zatre: error: ") + 300, len(line)
