@@ -105,14 +105,22 @@ def main() -> None:
     """Zatre Vision: reads a Zatre board with a camera and keeps the score."""
 
 
+#: the largest game record read (a long game's record is well under 1 MB)
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
 def read_json_file(path: str) -> object:
-    """Decode a JSON file ('-' for standard input); InputError on any problem."""
+    """Decode a JSON file ('-' for standard input); InputError on any problem. Only a
+    regular file is read (a FIFO or a device is refused without blocking), and at most
+    ``MAX_RECORD_BYTES``."""
+    from .bounded_io import FileRefused, read_regular_file, read_stream
+
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a file") from None
+        raw = (read_stream(sys.stdin.buffer, MAX_RECORD_BYTES) if path == "-"
+               else read_regular_file(path, MAX_RECORD_BYTES))
+        text = raw.decode("utf-8")
+    except FileRefused as exc:
+        raise InputError(f"{path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
     return decode_json(text, path)
@@ -231,6 +239,29 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     click.echo(json.dumps(result["summary"], indent=2))
     click.echo(f"results written to {out}", err=True)
+
+
+@bench.command("bad-input")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/bad_input.json", show_default=True)
+@click.option("--images", type=click.IntRange(20, 5000), default=1000, show_default=True)
+@click.option("--records", type=click.IntRange(10, 5000), default=500, show_default=True)
+@click.option("--cap-mb", type=click.IntRange(256, 4096), default=512, show_default=True,
+              help="Address-space cap of the process that reads them.")
+def bench_bad_input(out: str, images: int, records: int, cap_mb: int) -> None:
+    """Corrupt images, image bombs, special files and mutated records under a memory cap."""
+    from .bench.bad_input import run_capped, run_info
+
+    check_output_file(out)
+    result = {**run_info(f"zatre bench bad-input --images {images} --records {records} "
+                         f"--cap-mb {cap_mb}"), **run_capped(images, records, cap_mb)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps({k: result.get(k) for k in ("crashes", "hangs", "peak_rss_mb",
+                                                       "seconds")}, indent=2))
+    click.echo(f"results written to {out}", err=True)
+    if result.get("crashes") or result.get("hangs"):
+        raise SystemExit(1)
 
 
 main.add_command(doctor)

@@ -19,10 +19,11 @@ lines on standard error) are caught and turn the file into a refusal.
 from __future__ import annotations
 
 import os
-import stat
 import struct
 import sys
 from dataclasses import dataclass
+
+from ..bounded_io import FileRefused, read_regular_file
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_SIDE = 10000
@@ -33,7 +34,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
 
-class ImageFileError(ValueError):
+class ImageFileError(FileRefused):
     """A file that is not an image we read (one-line reason, without the path)."""
 
 
@@ -45,41 +46,14 @@ class Header:
 
 
 def read_bounded(path: str | os.PathLike, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; ImageFileError otherwise
-    (OSError's reasons included). Never blocks on a FIFO, never reads a device."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    """The bytes of a regular file of at most ``limit`` bytes; ImageFileError otherwise.
+    Never blocks on a FIFO, never reads a device."""
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise ImageFileError("no such file") from None
-    except IsADirectoryError:
-        raise ImageFileError("is a folder, not an image") from None
-    except OSError as exc:
-        raise ImageFileError(f"cannot be read ({exc.strerror or exc.__class__.__name__})") \
-            from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ImageFileError("is a folder, not an image")
-        if not stat.S_ISREG(info.st_mode):
-            raise ImageFileError("is not a regular file (a pipe, device or socket)")
-        if info.st_size > limit:
-            raise ImageFileError(f"is {info.st_size} bytes, over the {limit} byte limit")
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > limit:  # it grew while being read
-            raise ImageFileError(f"is over the {limit} byte limit")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise ImageFileError(f"cannot be read ({exc.strerror or exc.__class__.__name__})") \
-            from None
-    finally:
-        os.close(fd)
+        return read_regular_file(path, limit, ImageFileError)
+    except ImageFileError as exc:
+        if str(exc) == "is a folder, not a file":
+            raise ImageFileError("is a folder, not an image") from None
+        raise
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int]:
