@@ -207,7 +207,7 @@ def mutate_record(rng: random.Random) -> object:
     rec = json.loads(json.dumps(BASE_RECORD))
     for _ in range(rng.randint(1, 4)):
         path = rng.choice(_paths(rec))
-        value = rng.choice(ODD_VALUES)
+        value = json.loads(json.dumps(rng.choice(ODD_VALUES)))  # a copy: never shared
         if not path:
             rec = value
             continue

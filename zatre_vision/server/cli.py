@@ -83,7 +83,9 @@ def _camera_pipeline(settings):
                                   calibration=str(calibration_path(settings)),
                                   model=str(settings.camera.model) if settings.camera.model
                                   else None,
-                                  size=settings.camera.size_wh())
+                                  size=settings.camera.size_wh(),
+                                  fps=settings.camera.fps,
+                                  flicker_hz=settings.camera.flicker_hz)
         except (SourceError, CalibrationError) as exc:
             table.set_camera_status({"source": source, "state": "error", "message": str(exc)})
             return _Idle()
