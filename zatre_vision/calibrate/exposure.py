@@ -61,8 +61,12 @@ def lock_exposure(size: tuple[int, int] = (1280, 960), camera_num: int = 0,
     """Open the Pi camera with AE/AWB (and AF) on, let them settle, return the controls
     to lock: exposure, white balance and, with autofocus, the lens position."""
     from ..camera.base import SourceError
-    from ..camera.picamera import FLICKER_MANUAL, flicker_period_us, focus_and_lock, \
-        import_picamera2
+    from ..camera.picamera import (
+        FLICKER_MANUAL,
+        flicker_period_us,
+        focus_and_lock,
+        import_picamera2,
+    )
 
     try:
         picamera2 = import_picamera2(module)
