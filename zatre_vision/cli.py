@@ -241,6 +241,26 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     click.echo(f"results written to {out}", err=True)
 
 
+@bench.command("camera")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/camera_pacing.json", show_default=True)
+@click.option("--fps", type=click.FloatRange(0.5, 30), default=5.0, show_default=True)
+@click.option("--seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
+              help="Measured time of each run (paced, then the unpaced baseline).")
+def bench_camera(out: str, fps: float, seconds: float) -> None:
+    """A 30 fps camera configured at --fps through the camera service: rate, CPU, RSS."""
+    from .bench.bad_input import run_info
+    from .bench.camera_pacing import run_camera_benchmark
+
+    check_output_file(out)
+    result = {**run_info(f"zatre bench camera --fps {fps:g} --seconds {seconds:g}"),
+              **run_camera_benchmark(fps, seconds)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
 @bench.command("bad-input")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/bad_input.json", show_default=True)

@@ -169,13 +169,20 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
                                                  and table.match_source == "demo") else None)
     hardware = _start_gpio(settings, table, camera)
 
+    stopping = threading.Event()
+
     def shutdown(signum=None, frame=None):
+        # Only the first signal acts, and it only ends server.run(): the cleanup is the
+        # finally below. (Work done in the handler itself deadlocked when a second
+        # SIGTERM came while the first was inside camera.stop(), holding its lock.)
+        if stopping.is_set():
+            return
+        stopping.set()
         log.info("shutting down")
-        camera.stop()
-        table.close()
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
     where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
     click.echo(f"zatre: serving table {srv.table!r} at {where} "
                f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
