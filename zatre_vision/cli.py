@@ -261,6 +261,23 @@ def bench_camera(out: str, fps: float, seconds: float) -> None:
     click.echo(f"results written to {out}", err=True)
 
 
+@bench.command("startup")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/startup.json", show_default=True)
+@click.option("--runs", type=click.IntRange(3, 100), default=10, show_default=True)
+def bench_startup(out: str, runs: int) -> None:
+    """Start-up time of `zatre --help` and `zatre score`, against eager imports."""
+    from .bench.bad_input import run_info
+    from .bench.startup import run_startup_benchmark
+
+    check_output_file(out)
+    result = {**run_info(f"zatre bench startup --runs {runs}"), **run_startup_benchmark(runs)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
 @bench.command("bad-input")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/bad_input.json", show_default=True)
