@@ -120,6 +120,20 @@ def _start_gpio(settings, table, camera):
     return hardware
 
 
+def _systemd_ready(table):
+    """Under systemd (Type=notify): READY=1 now, and WATCHDOG=1 while the camera makes
+    progress (see sd_notify.py). Returns the feeder thread, or None."""
+    from ..sd_notify import WatchdogFeeder, camera_progressing, notify, watchdog_interval_s
+
+    notify("READY=1")
+    interval = watchdog_interval_s()
+    if interval is None:
+        return None
+    feeder = WatchdogFeeder(interval, lambda: camera_progressing(lambda: table.camera))
+    feeder.start()
+    return feeder
+
+
 def run_server(settings, ready: threading.Event | None = None) -> None:
     """Open the store, resume the table, start the camera source and serve until
     SIGTERM/SIGINT; then end every event stream and close the store cleanly."""
@@ -179,20 +193,28 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
             return
         stopping.set()
         log.info("shutting down")
+        from ..sd_notify import notify
+
+        notify("STOPPING=1")
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, shutdown)
-    signal.signal(signal.SIGINT, shutdown)
-    where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
-    click.echo(f"zatre: serving table {srv.table!r} at {where} "
-               f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
-    if ready is not None:
-        ready.set()
-    try:
+    feeder = None
+    try:  # from the handlers on: a signal at any point ends in the cleanup below
+        signal.signal(signal.SIGTERM, shutdown)
+        signal.signal(signal.SIGINT, shutdown)
+        where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
+        click.echo(f"zatre: serving table {srv.table!r} at {where} "
+                   f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
+        if ready is not None:
+            ready.set()
+        feeder = _systemd_ready(table)
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        stopping.set()  # a signal during the cleanup is ignored, not a traceback
+        if feeder is not None:
+            feeder.stop()
         if hardware is not None:
             hardware.close()
         camera.stop()
