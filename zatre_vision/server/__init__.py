@@ -89,7 +89,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.extensions["zatre"] = ZatreContext(config, table, store,
                                            PinGuard(store, table.name, config.server.pin), camera)
 
-    from . import admin, api, calibration, cards, pages, stream
+    from . import admin, api, calibration, cards, live_view, pages, stream
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -97,6 +97,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(admin.bp)
     app.register_blueprint(calibration.bp)
     app.register_blueprint(cards.bp)
+    app.register_blueprint(live_view.bp)
 
     @app.context_processor
     def _globals():
