@@ -125,3 +125,17 @@ def test_replay_of_a_folder_of_non_images_is_bad_input(zatre, tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "none of its 3 frame files could be read" in proc.stderr
     assert "not a JPEG or PNG" in proc.stderr
+
+
+def test_a_phone_photo_turned_by_exif_is_read(tmp_path):
+    """EXIF orientation 6 (turned 90 degrees): decoded as height x width."""
+    ok, buf = cv2.imencode(".jpg", np.full((60, 100, 3), 80, np.uint8))
+    data = buf.tobytes()
+    tiff = (b"MM\x00\x2a\x00\x00\x00\x08" + b"\x00\x01"  # one IFD entry
+            + b"\x01\x12\x00\x03\x00\x00\x00\x01\x00\x06\x00\x00" + b"\x00\x00\x00\x00")
+    app1 = b"Exif\x00\x00" + tiff
+    data = data[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + data[2:]
+    path = tmp_path / "phone.jpg"
+    path.write_bytes(data)
+    assert read_header(data).width == 100
+    assert load_image_file(path).shape[:2] == (100, 60)  # turned, and not refused

@@ -154,6 +154,8 @@ def load_image_file(path: str | os.PathLike, max_side: int = MAX_SIDE,
         raise ImageFileError(f"not a readable {header.format.upper()} image (corrupt)")
     if complaint:
         raise ImageFileError(f"corrupt image ({complaint})")
-    if img.shape[1] != header.width or img.shape[0] != header.height:
+    # (an EXIF orientation turns a phone photo: width and height swap)
+    if (img.shape[1], img.shape[0]) not in ((header.width, header.height),
+                                            (header.height, header.width)):
         raise ImageFileError("corrupt image (decoded size differs from its header)")
     return img
