@@ -92,3 +92,17 @@ def test_calibration_page_shows_the_live_view_and_meter(live_app):
     html = live_app.test_client().get("/calibration").get_data(as_text=True)
     assert 'src="/camera/stream.mjpg"' in html and 'id="focus-meter"' in html
     assert "/static/live-view.js" in html
+
+
+def test_the_stream_ends_when_the_camera_stops(settings, table, store, board_image, monkeypatch):
+    from zatre_vision.server import live_view
+
+    monkeypatch.setattr(live_view.time, "sleep", lambda s: None)
+    camera = camera_with(board_image)
+    app = create_app(settings, table, store, camera)
+    r = app.test_client().get("/camera/stream.mjpg", buffered=False)
+    it = iter(r.response)
+    assert next(it).startswith(b"--zatre-frame")
+    camera.runner = None  # CameraControl.stop(): the server is shutting down
+    assert list(it) == []
+    r.close()

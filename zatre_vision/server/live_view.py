@@ -4,8 +4,9 @@
   over it (green) when the calibration has a board;
 - ``GET /camera/stream.mjpg``: the same as an MJPEG stream (multipart/x-mixed-replace)
   at about ``STREAM_FPS`` frames a second, at most ``MAX_VIEWERS`` at once (a third gets
-  503) and for at most ``STREAM_MAX_S`` (a page left open does not hold a server
-  thread for ever: the browser's <img> simply stops; reload to resume);
+  503) and for at most ``STREAM_MAX_S`` or until the camera stops (a page left open
+  does not hold a server thread for ever: the browser's <img> simply stops; reload to
+  resume);
 - ``GET /api/camera/focus``: the focus meter, the variance of the Laplacian of the
   frame's centre (higher is sharper; the number to maximise while turning the lens),
   with the lens position where the camera reports one.
@@ -134,7 +135,9 @@ def stream():
         sent_index, model_size, model = None, None, None
         end = time.monotonic() + STREAM_MAX_S
         while time.monotonic() < end:
-            newest, _ = _newest_frame(camera)
+            newest, runner = _newest_frame(camera)
+            if runner is None:  # the camera stopped (a switch, or the server shutting down)
+                break
             if newest is not None and newest.index != sent_index:
                 h, w = newest.image.shape[:2]
                 if model_size != (w, h):
