@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-pi lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,23 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check zatre_vision tests benchmarks
 	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
+# The whole suite again with the Raspberry Pi's versions (numpy 1.24 as Bookworm ships
+# it, the OpenCV and onnxruntime that work with it): a second venv, .venv-pi, made with
+# the same constraints file install.sh uses. CI runs it after `make test`.
+PI_VENV := .venv-pi
+PI_CONSTRAINTS := firmware_config/pi-constraints.txt
+$(PI_VENV)/.installed-test: pyproject.toml $(PI_CONSTRAINTS)
+	$(PYTHON) -m venv $(PI_VENV)
+	$(PI_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PI_VENV)/bin/python -m pip install --quiet -c $(PI_CONSTRAINTS) -e ".[test]"
+	touch $@
+
+test-pi: $(PI_VENV)/.installed-test
+	$(PI_VENV)/bin/python -m zatre_vision.import_check numpy cv2 onnxruntime
+	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
 bench: $(VENV)/.installed
 	$(BIN)/zatre bench rules
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(PI_VENV) build *.egg-info .pytest_cache .hypothesis

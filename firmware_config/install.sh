@@ -12,6 +12,15 @@
 # enables and (re)starts the service. Idempotent: a second run changes nothing and
 # says so. Existing /etc/zatre/config.yaml and zatre.env are never overwritten.
 #
+# Python packages are installed with `pip -c firmware_config/pi-constraints.txt`: numpy
+# as Bookworm ships it (the OS's picamera2 is built against it), the OpenCV and the
+# onnxruntime that work with it on a Pi 4; an import check then prints one verdict.
+# `zatre` is linked into /usr/local/bin.
+#
+# Update: git pull in this checkout, then run this script again (it copies the new code,
+# reinstalls the packages only when pyproject.toml or the constraints changed, and
+# restarts the service). Back up first: sudo -u zatre zatre backup /var/lib/zatre/before-update.db
+#
 # Options:
 #   --dry-run          print every command that would change something, change nothing
 #   --prefix DIR       install the files under DIR (a chroot or test folder; also
@@ -20,10 +29,13 @@
 #   --hostname NAME    host name to set (default zatre: http://zatre.local)
 #   --keep-hostname    leave the host name alone
 #   --hotspot PASSWORD also set up the fallback Wi-Fi hotspot "Zatre" (off by default)
+#   --uninstall        remove the service, the program and the files this script put in
+#                      place; keeps the settings (/etc/zatre) and the games (/var/lib/zatre)
+#   --purge            with --uninstall: remove the settings, the games and the user too
 #   -h, --help
 set -euo pipefail
 
-ONNXRUNTIME_VERSION=${ZATRE_ONNXRUNTIME:-1.20.1}  # aarch64 cp311 wheel; runs on Cortex-A72
+CONSTRAINTS_NAME=firmware_config/pi-constraints.txt
 APT_PACKAGES=(python3-picamera2 python3-venv python3-pip python3-gpiozero python3-lgpio
               avahi-daemon rsync)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,9 +46,13 @@ ROOT=${ZATRE_ROOT:-}
 SERVICE=1
 HOSTNAME_WANTED=zatre
 HOTSPOT_PASSWORD=""
+UNINSTALL=0
+PURGE=0
 CHANGES=0
+CONSTRAINTS="$SRC/$CONSTRAINTS_NAME"
+ONNXRUNTIME_PIN=$(grep -Eo '^onnxruntime==[0-9.]+' "$CONSTRAINTS" || echo onnxruntime)
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -47,6 +63,8 @@ while [ $# -gt 0 ]; do
     --hostname) HOSTNAME_WANTED=${2:?--hostname needs a name}; shift ;;
     --keep-hostname) HOSTNAME_WANTED="" ;;
     --hotspot) HOTSPOT_PASSWORD=${2:?--hotspot needs a password}; shift ;;
+    --uninstall) UNINSTALL=1 ;;
+    --purge) PURGE=1 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -54,6 +72,10 @@ while [ $# -gt 0 ]; do
 done
 
 ROOT=${ROOT%/}
+if [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ]; then
+    echo "install.sh: --purge goes with --uninstall" >&2
+    exit 2
+fi
 SYSTEM=1  # apt, users, venv, hostname, systemctl: only on the real system
 if [ -n "$ROOT" ]; then
     SYSTEM=0
@@ -111,6 +133,61 @@ if [ "$SYSTEM" = 1 ] && [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
 fi
 if [ "$SYSTEM" = 1 ] && ! grep -qs "Raspberry Pi" /proc/device-tree/model; then
     say "warning: this does not look like a Raspberry Pi; going on"
+fi
+# 64-bit only: onnxruntime has no wheel for 32-bit ARM (armhf). ZATRE_MACHINE: tests.
+MACHINE=${ZATRE_MACHINE:-$(uname -m)}
+if [ "$UNINSTALL" = 0 ] && { [ "$SYSTEM" = 1 ] || [ -n "${ZATRE_MACHINE:-}" ]; }; then
+    case "$MACHINE" in
+    aarch64 | arm64) ;;
+    arm*) echo "install.sh: this is a 32-bit OS ($MACHINE): onnxruntime has no wheel for" \
+        "it. Install Raspberry Pi OS (64-bit) Bookworm and run this again." >&2
+        exit 1 ;;
+    *) say "warning: $MACHINE is not 64-bit ARM (not a Pi); going on" ;;
+    esac
+fi
+
+# -- uninstall ---------------------------------------------------------------------------------
+remove() {  # remove PATH...: files or folders under ROOT that exist
+    local p
+    for p in "$@"; do
+        if [ -e "$ROOT$p" ] || [ -L "$ROOT$p" ]; then
+            say "remove $p"
+            run rm -rf "$ROOT$p"
+        fi
+    done
+}
+if [ "$UNINSTALL" = 1 ]; then
+    if [ "$SYSTEM" = 1 ] && systemctl list-unit-files zatre.service >/dev/null 2>&1; then
+        run systemctl disable --now zatre.service || true
+    fi
+    remove /etc/systemd/system/zatre.service /etc/systemd/system.conf.d/zatre-watchdog.conf \
+        /etc/avahi/services/zatre.service /usr/local/sbin/zatre-hotspot /usr/local/bin/zatre \
+        /opt/zatre
+    for boot in /boot/firmware /boot; do
+        remove "$boot/zatre-camera.txt"
+        if grep -qs "include zatre-camera.txt" "$ROOT$boot/config.txt"; then
+            say "config.txt: the zatre-camera.txt include"
+            run sed -i '/^# Zatre Vision (camera)$/d;/^include zatre-camera.txt$/d' \
+                "$ROOT$boot/config.txt"
+        fi
+    done
+    if [ "$PURGE" = 1 ]; then
+        remove /etc/zatre /var/lib/zatre
+        if [ "$SYSTEM" = 1 ] && id -u zatre >/dev/null 2>&1; then
+            run userdel zatre
+        fi
+    else
+        say "kept /etc/zatre (settings) and /var/lib/zatre (games): --purge removes them"
+    fi
+    if [ "$SYSTEM" = 1 ] && [ "$CHANGES" -gt 0 ]; then
+        run systemctl daemon-reload
+    fi
+    if [ "$DRY_RUN" = 1 ]; then
+        say "dry run: $CHANGES change(s) would be made"
+    else
+        say "uninstalled ($CHANGES change(s)); the hardware watchdog line in config.txt went too"
+    fi
+    exit 0
 fi
 
 # -- 1. OS packages ----------------------------------------------------------------------
@@ -171,26 +248,62 @@ if [ "$SYSTEM" = 1 ]; then
     fi
     # Reinstall only when the dependencies change (the code itself is an editable
     # install of /opt/zatre/src, so a copy of new code needs no pip run).
-    stamp="$(sha256sum "$SRC/pyproject.toml" | cut -d' ' -f1) onnxruntime==$ONNXRUNTIME_VERSION"
+    stamp="$(cat "$SRC/pyproject.toml" "$CONSTRAINTS" | sha256sum | cut -d' ' -f1)"
     if [ "$(cat /opt/zatre/.installed 2>/dev/null)" != "$stamp" ]; then
-        say "python packages (onnxruntime==$ONNXRUNTIME_VERSION and the project)"
+        say "python packages (the project, with $CONSTRAINTS_NAME: $ONNXRUNTIME_PIN, numpy 1.24)"
         run /opt/zatre/venv/bin/pip install --quiet --upgrade pip
-        run /opt/zatre/venv/bin/pip install --quiet "onnxruntime==$ONNXRUNTIME_VERSION" \
+        run /opt/zatre/venv/bin/pip install --quiet -c "/opt/zatre/src/$CONSTRAINTS_NAME" \
             -e "/opt/zatre/src[pi]"
         if [ "$DRY_RUN" = 0 ]; then
             printf '%s\n' "$stamp" > /opt/zatre/.installed
         fi
     fi
+    # one line: do picamera2, OpenCV and onnxruntime import with these versions?
+    if [ "$DRY_RUN" = 1 ]; then
+        run /opt/zatre/venv/bin/python -m zatre_vision.import_check numpy cv2 onnxruntime picamera2
+    elif ! verdict=$(/opt/zatre/venv/bin/python -m zatre_vision.import_check \
+        numpy cv2 onnxruntime picamera2); then
+        say "$verdict"
+        echo "install.sh: the libraries do not import (above); the service is not started" >&2
+        exit 1
+    else
+        say "$verdict"
+    fi
+fi
+# `zatre` on PATH (zatre doctor, zatre backup)
+if [ "$(readlink "$ROOT/usr/local/bin/zatre" 2>/dev/null)" != /opt/zatre/venv/bin/zatre ]; then
+    say "command /usr/local/bin/zatre"
+    run install -d "$ROOT/usr/local/bin"
+    run ln -sfn /opt/zatre/venv/bin/zatre "$ROOT/usr/local/bin/zatre"
 fi
 
 # -- 5. settings, unit, avahi, camera, watchdog ------------------------------------------------
-put_config 0644 "$FW/etc/zatre/config.yaml" /etc/zatre/config.yaml
+# The settings may hold the PIN: readable by root and the service's group only.
+put_config 0640 "$FW/etc/zatre/config.yaml" /etc/zatre/config.yaml
 put_config 0640 "$FW/etc/zatre/zatre.env" /etc/zatre/zatre.env
+for f in /etc/zatre/config.yaml /etc/zatre/zatre.env; do
+    if [ -f "$ROOT$f" ] && [ "$(stat -c %a "$ROOT$f")" != 640 ]; then
+        say "permissions 0640 on $f"
+        run chmod 0640 "$ROOT$f"
+    fi
+    if [ "$SYSTEM" = 1 ] && [ -f "$f" ] && [ "$(stat -c %G "$f")" != zatre ]; then
+        run chgrp zatre "$f"
+    fi
+done
 unit_before=$(cat "$ROOT/etc/systemd/system/zatre.service" 2>/dev/null || true)
 put 0644 "$FW/etc/systemd/system/zatre.service" /etc/systemd/system/zatre.service
 put 0644 "$FW/etc/systemd/system.conf.d/zatre-watchdog.conf" \
     /etc/systemd/system.conf.d/zatre-watchdog.conf
-put 0644 "$FW/etc/avahi/services/zatre.service" /etc/avahi/services/zatre.service
+# The announcement carries the port the settings give (server.port, default 8000).
+port=$(awk '/^[^ #]/ { in_server = ($1 == "server:") }
+            in_server && $1 == "port:" { print $2; exit }' "$ROOT/etc/zatre/config.yaml" \
+       2>/dev/null | tr -d '"'"'" || true)
+case "$port" in '' | *[!0-9]*) port=8000 ;; esac
+avahi_tmp=$(mktemp)
+trap 'rm -f "$avahi_tmp"' EXIT
+sed "s|<port>[0-9]*</port>|<port>$port</port>|" "$FW/etc/avahi/services/zatre.service" \
+    > "$avahi_tmp"
+put 0644 "$avahi_tmp" /etc/avahi/services/zatre.service
 put 0755 "$FW/hotspot/zatre-hotspot" /usr/local/sbin/zatre-hotspot
 
 boot=/boot/firmware
@@ -207,7 +320,9 @@ if ! grep -qsx "include zatre-camera.txt" "$ROOT$boot/config.txt"; then
     else
         CHANGES=$((CHANGES + 1))
         install -d "$ROOT$boot"
-        printf '\n# Zatre Vision (camera)\ninclude zatre-camera.txt\n' >> "$ROOT$boot/config.txt"
+        # [all]: the include must not land in whatever [section] (e.g. [cm4]) comes last
+        printf '\n[all]\n# Zatre Vision (camera)\ninclude zatre-camera.txt\n' \
+            >> "$ROOT$boot/config.txt"
     fi
 fi
 
@@ -248,7 +363,7 @@ elif [ "$DRY_RUN" = 1 ]; then
 else
     say "done ($CHANGES change(s))"
     if [ "$SYSTEM" = 1 ]; then
-        say "check it: sudo -u zatre /opt/zatre/venv/bin/zatre doctor --no-camera --config /etc/zatre/config.yaml"
+        say "check it: sudo -u zatre zatre doctor --no-camera --config /etc/zatre/config.yaml"
         say "then open http://${HOSTNAME_WANTED:-$(hostname)}.local on a phone"
     fi
 fi

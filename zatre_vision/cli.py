@@ -13,17 +13,86 @@ from pathlib import Path
 
 import click
 
-from .calibrate.cli import calibrate
 from .doctor import doctor
 from .errors import InputError, check_output_file, run_guarded
-from .server.cli import serve
-from .synth.cli import synth
-from .tracking.cli import replay
-from .vision.cli import bench_vision, read, train
+
+#: Commands loaded only when they run (or their own --help is asked for), so that
+#: `zatre --help` and `zatre score` load no OpenCV, onnxruntime or Flask:
+#: name -> ("module:attribute", the first line of its help, shown by `zatre --help`).
+#: tests/cli/test_lazy_imports.py checks each line against the command itself.
+LAZY_COMMANDS = {
+    "synth": ("zatre_vision.synth.cli:synth",
+              "Synthetic board photos and recorded games with ground truth."),
+    "serve": ("zatre_vision.server.cli:serve",
+              "Serve the table dashboard (board, score sheets, corrections, records, API)."),
+    "read": ("zatre_vision.vision.cli:read",
+             "Read photos of the board: which cells hold a tile and how many pips it shows."),
+    "train": ("zatre_vision.vision.cli:train",
+              "Train the pip classifier and the board finder on synthetic photos and export "
+              "them to ONNX (CPU)."),
+    "replay": ("zatre_vision.tracking.cli:replay",
+               "Run DIR's frames (and meta.json, events.jsonl) through tracking, turn "
+               "detection, rules and sheets, as the camera service would, and print the "
+               "result: the `zatre score` output plus the frame at which each turn was "
+               "committed."),
+    "calibrate": ("zatre_vision.calibrate.cli:calibrate",
+                  "Set up a fixed camera: lens target and lens, board registration, "
+                  "exposure lock."),
+    "backup": ("zatre_vision.store.backup_cli:backup",
+               "Copy the SQLite database to a file while the table may be running."),
+    "restore": ("zatre_vision.store.backup_cli:restore",
+                "Put a backup made by `zatre backup` back as the table's database."),
+}
+LAZY_BENCH_COMMANDS = {
+    "vision": ("zatre_vision.vision.cli:bench_vision",
+               "The reader on a held-out synthetic set (new seed, wider ranges), one core."),
+}
 
 
-class ZatreGroup(click.Group):
+def _load(target: str) -> click.Command:
+    import importlib
+
+    module, attr = target.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+class LazyGroup(click.Group):
+    """A group whose ``lazy`` commands are imported only when one of them is used; its
+    command list is written from their stored help lines."""
+
+    lazy: dict[str, tuple[str, str]] = {}
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            self.add_command(_load(self.lazy[cmd_name][0]), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                cmd = self.commands[name]
+                if not cmd.hidden:
+                    rows.append((name, cmd))
+            else:
+                rows.append((name, click.Command(name, help=self.lazy[name][1])))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in rows])
+
+
+class BenchGroup(LazyGroup):
+    lazy = LAZY_BENCH_COMMANDS
+
+
+class ZatreGroup(LazyGroup):
     """A click group whose errors are one line each and whose crashes are caught."""
+
+    lazy = LAZY_COMMANDS
 
     def main(self, *args, **kwargs):  # noqa: D401 - click API
         kwargs["standalone_mode"] = False
@@ -36,14 +105,22 @@ def main() -> None:
     """Zatre Vision: reads a Zatre board with a camera and keeps the score."""
 
 
+#: the largest game record read (a long game's record is well under 1 MB)
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
 def read_json_file(path: str) -> object:
-    """Decode a JSON file ('-' for standard input); InputError on any problem."""
+    """Decode a JSON file ('-' for standard input); InputError on any problem. Only a
+    regular file is read (a FIFO or a device is refused without blocking), and at most
+    ``MAX_RECORD_BYTES``."""
+    from .bounded_io import FileRefused, read_regular_file, read_stream
+
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a file") from None
+        raw = (read_stream(sys.stdin.buffer, MAX_RECORD_BYTES) if path == "-"
+               else read_regular_file(path, MAX_RECORD_BYTES))
+        text = raw.decode("utf-8")
+    except FileRefused as exc:
+        raise InputError(f"{path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
     return decode_json(text, path)
@@ -127,7 +204,7 @@ def demo(players: str, seed: int | None, strategy: str, delay: float) -> None:
     run_demo(names, seed, strategy, delay)
 
 
-@main.group()
+@main.group(cls=BenchGroup)
 def bench() -> None:
     """Benchmarks; each writes its results file under benchmarks/results/."""
 
@@ -231,14 +308,67 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     click.echo(f"results written to {out}", err=True)
 
 
-main.add_command(synth)
-main.add_command(serve)
-main.add_command(read)
-main.add_command(train)
-main.add_command(replay)
-main.add_command(calibrate)
+@bench.command("camera")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/camera_pacing.json", show_default=True)
+@click.option("--fps", type=click.FloatRange(0.5, 30), default=5.0, show_default=True)
+@click.option("--seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
+              help="Measured time of each run (paced, then the unpaced baseline).")
+def bench_camera(out: str, fps: float, seconds: float) -> None:
+    """A 30 fps camera configured at --fps through the camera service: rate, CPU, RSS."""
+    from .bench.bad_input import run_info
+    from .bench.camera_pacing import run_camera_benchmark
+
+    check_output_file(out)
+    result = {**run_info(f"zatre bench camera --fps {fps:g} --seconds {seconds:g}"),
+              **run_camera_benchmark(fps, seconds)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
+@bench.command("startup")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/startup.json", show_default=True)
+@click.option("--runs", type=click.IntRange(3, 100), default=10, show_default=True)
+def bench_startup(out: str, runs: int) -> None:
+    """Start-up time of `zatre --help` and `zatre score`, against eager imports."""
+    from .bench.bad_input import run_info
+    from .bench.startup import run_startup_benchmark
+
+    check_output_file(out)
+    result = {**run_info(f"zatre bench startup --runs {runs}"), **run_startup_benchmark(runs)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
+@bench.command("bad-input")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/bad_input.json", show_default=True)
+@click.option("--images", type=click.IntRange(20, 5000), default=1000, show_default=True)
+@click.option("--records", type=click.IntRange(10, 5000), default=500, show_default=True)
+@click.option("--cap-mb", type=click.IntRange(256, 4096), default=512, show_default=True,
+              help="Address-space cap of the process that reads them.")
+def bench_bad_input(out: str, images: int, records: int, cap_mb: int) -> None:
+    """Corrupt images, image bombs, special files and mutated records under a memory cap."""
+    from .bench.bad_input import run_capped, run_info
+
+    check_output_file(out)
+    result = {**run_info(f"zatre bench bad-input --images {images} --records {records} "
+                         f"--cap-mb {cap_mb}"), **run_capped(images, records, cap_mb)}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps({k: result.get(k) for k in ("crashes", "hangs", "peak_rss_mb",
+                                                       "seconds")}, indent=2))
+    click.echo(f"results written to {out}", err=True)
+    if result.get("crashes") or result.get("hangs"):
+        raise SystemExit(1)
+
+
 main.add_command(doctor)
-bench.add_command(bench_vision)
 
 
 if __name__ == "__main__":

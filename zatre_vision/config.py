@@ -104,7 +104,11 @@ class CameraSettings(_Section):
     #: demo (simulated game), none (manual entry), picamera2, an OpenCV device index,
     #: a stream URL or video file, or a folder of frames.
     source: str = "none"
+    #: frames a second asked of the camera and processed (a faster camera is slowed)
     fps: float = Field(5.0, gt=0, le=60)
+    #: mains frequency of the room's lamps, whose flicker the Pi camera's exposure
+    #: avoids: 50 (Europe, most of Asia and Africa), 60 (the Americas), 0 off
+    flicker_hz: int = Field(50)
     #: seconds between turns of the simulated demo game
     demo_interval_s: float = Field(2.0, ge=0.01, le=60)
     demo_seed: int | None = None
@@ -115,6 +119,13 @@ class CameraSettings(_Section):
     model: Path | None = None
     #: Main stream size of the Pi camera (``WIDTHxHEIGHT``).
     size: str = Field("1280x960", pattern=r"^\d{3,4}x\d{3,4}$")
+
+    @field_validator("flicker_hz")
+    @classmethod
+    def _mains(cls, v: int) -> int:
+        if v not in (0, 50, 60):
+            raise ValueError("flicker_hz is 50, 60 or 0 (off)")
+        return v
 
     def size_wh(self) -> tuple[int, int]:
         w, h = self.size.split("x")

@@ -1,9 +1,13 @@
 """``zatre doctor``: is this table ready to play? Plain OK / WARN / FAIL lines.
 
-Checks the settings, the camera (it must give a frame), the pip classifier and its
-card, the calibration, the free disk space of the data folder, the database (opens,
-migrates, schema version), the clock (a Pi has no battery clock: before network time
-arrives it may say 1970) and the GPIO button/signal. Exit status 0 when nothing
+Checks the settings, the architecture (64-bit ARM on a Pi), the compiled libraries
+(each imported in a child process), the camera (it must give a frame) and the video
+group, the pip classifier and its card, the calibration, the free disk space of the
+data folder, the database (opens, migrates, schema version), the clock (a Pi has no
+battery clock: before network time arrives it may say 1970), under-voltage and
+throttling, the CPU temperature and the GPIO button/signal (its pins are claimed and
+freed). A check that fails in a way it did not foresee (a PermissionError) is one
+FAIL line and the others still run. Exit status 0 when nothing
 FAILs, 1 otherwise. Every check is a function taking what it needs, so tests give
 fakes.
 """
@@ -89,6 +93,11 @@ def check_camera(spec: str, size: tuple[int, int] = (1280, 960), timeout: float 
             return Check(FAIL, "camera", "picamera2 is not installed: it comes from Raspberry "
                          "Pi OS (sudo apt install python3-picamera2) and the venv must be made "
                          "with --system-site-packages (install.sh does both)")
+        except Exception as exc:  # noqa: BLE001 - e.g. ValueError: numpy.dtype size changed
+            why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:160]
+            return Check(FAIL, "camera", f"picamera2 cannot be loaded ({why}): the venv's "
+                         "numpy is not the OS's; reinstall with firmware_config/install.sh "
+                         "(it installs with firmware_config/pi-constraints.txt)")
     if spec.isdigit() and not glob.glob(video_glob):
         return Check(FAIL, "camera", f"camera {spec}: no video device ({video_glob}) exists; "
                                      "is a USB camera plugged in?")
@@ -186,6 +195,8 @@ def check_calibration(path: Path, camera_source: str) -> Check:
         return Check(FAIL, "calibration", f"{exc}")
     parts = ["board registered" if board else "no board registration yet",
              "exposure locked" if controls.get("AeEnable") is False else "exposure automatic"]
+    if "LensPosition" in controls:
+        parts.append(f"focus locked at {controls['LensPosition']:g} dioptres")
     return Check(OK if board else WARN, "calibration", f"{path}: " + ", ".join(parts))
 
 
@@ -294,7 +305,10 @@ def check_time(now: float | None = None, ntp: Callable[[], bool | None] = _ntp_s
 
 
 # -- gpio --------------------------------------------------------------------------------------
-def check_gpio(gpio) -> Check:
+def check_gpio(gpio, claim=None) -> Check:
+    """gpiozero imports, and the button and signal pins can really be claimed (then
+    freed at once): a pin factory that cannot reach the chip (BadPinFactory) or a pin
+    another program holds is a FAIL here, not a warning in the service's log later."""
     if not gpio.enabled:
         return Check(OK, "gpio", "button and signal are off (gpio.enabled: false)")
     try:
@@ -302,8 +316,153 @@ def check_gpio(gpio) -> Check:
     except ImportError:
         return Check(FAIL, "gpio", "gpio is enabled but gpiozero is not installed "
                                    "(sudo apt install python3-gpiozero)")
+    except Exception as exc:  # noqa: BLE001
+        return Check(FAIL, "gpio", f"gpiozero cannot be loaded ({exc.__class__.__name__}: "
+                                   f"{str(exc)[:120]})")
+    try:
+        (claim or claim_pins)(gpio)
+    except Exception as exc:  # noqa: BLE001 - BadPinFactory, GPIOPinInUse, OSError, ...
+        why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:200]
+        return Check(FAIL, "gpio", f"the pins cannot be claimed ({why}); is the user in the "
+                                   "gpio group, is another program using them?")
     return Check(OK, "gpio", f"button on BCM {gpio.button_pin}, {gpio.signal} on BCM "
-                             f"{gpio.signal_pin}")
+                             f"{gpio.signal_pin}: claimed and freed")
+
+
+def claim_pins(gpio) -> None:
+    """Open the button and signal devices as the service will, and close them."""
+    from gpiozero import LED, Button, Buzzer
+
+    from .gpio import pin_factory
+
+    factory = pin_factory(gpio.pin_factory)
+    devices = []
+    try:
+        if gpio.button_pin is not None:
+            devices.append(Button(gpio.button_pin, pull_up=gpio.button_pull_up,
+                                  pin_factory=factory))
+        if gpio.signal != "none" and gpio.signal_pin is not None:
+            kind = LED if gpio.signal == "led" else Buzzer
+            devices.append(kind(gpio.signal_pin, active_high=gpio.signal_active_high,
+                                pin_factory=factory))
+    finally:
+        for d in devices:
+            d.close()
+        if factory is not None:
+            factory.close()
+
+
+# -- the Pi itself -------------------------------------------------------------------------
+#: vcgencmd get_throttled bits: now (0-3) and since boot (16-19)
+THROTTLE_BITS = {0: "under-voltage", 1: "ARM frequency capped", 2: "throttled",
+                 3: "soft temperature limit"}
+
+
+def check_power(run=subprocess.run, which=shutil.which) -> Check:
+    """Under-voltage and throttling, from the firmware (``vcgencmd get_throttled``)."""
+    if which("vcgencmd") is None:
+        return Check(OK, "power", "no vcgencmd: not a Raspberry Pi, nothing to check")
+    try:
+        out = run(["vcgencmd", "get_throttled"], capture_output=True, text=True, timeout=5)
+        value = int(out.stdout.strip().split("=")[-1], 16)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        return Check(WARN, "power", f"vcgencmd get_throttled gave no answer "
+                                    f"({exc.__class__.__name__})")
+    now = [name for bit, name in THROTTLE_BITS.items() if value & (1 << bit)]
+    since = [name for bit, name in THROTTLE_BITS.items() if value & (1 << (bit + 16))]
+    if "under-voltage" in now:
+        return Check(FAIL, "power", f"under-voltage now (0x{value:x}): use the official "
+                     "power supply (5.1 V 3 A for a Pi 4, 5 V 5 A for a Pi 5); the camera and "
+                     "SD card misbehave on low voltage")
+    if now or since:
+        return Check(WARN, "power", f"0x{value:x}: " + ", ".join(
+            [f"{n} now" for n in now] + [f"{n} since boot" for n in since if n not in now])
+            + " (power supply or cooling)")
+    return Check(OK, "power", "no under-voltage or throttling since boot")
+
+
+TEMP_WARN_C, TEMP_FAIL_C = 75.0, 82.0
+
+
+def check_temperature(path: str = "/sys/class/thermal/thermal_zone0/temp") -> Check:
+    try:
+        milli = int(Path(path).read_text().strip())
+    except FileNotFoundError:
+        return Check(OK, "temperature", "no CPU temperature sensor here")
+    except (OSError, ValueError) as exc:
+        return Check(WARN, "temperature", f"cannot read {path} ({exc.__class__.__name__})")
+    c = milli / 1000
+    if c >= TEMP_FAIL_C:
+        return Check(FAIL, "temperature", f"CPU at {c:.0f} °C: it throttles (from 80 °C), "
+                     "frames slow down; add a heatsink or fan, give the case air")
+    if c >= TEMP_WARN_C:
+        return Check(WARN, "temperature", f"CPU at {c:.0f} °C: close to throttling (80 °C)")
+    return Check(OK, "temperature", f"CPU at {c:.0f} °C")
+
+
+def check_video_group(camera_source: str, groups=None, uid=None) -> Check:
+    """A real camera needs the video group (/dev/video*, /dev/media*, /dev/dma_heap)."""
+    import grp
+    import os
+
+    if camera_source.strip() in ("none", "demo", "synthetic", "sim") or not (
+            camera_source.strip() == "picamera2" or camera_source.strip().isdigit()):
+        return Check(OK, "video group", "not needed without a camera device")
+    uid = os.getuid() if uid is None else uid
+    if uid == 0:
+        return Check(OK, "video group", "running as root (the service runs as zatre, which "
+                                        "install.sh puts in the video group)")
+    try:
+        names = groups if groups is not None else {grp.getgrgid(g).gr_name
+                                                   for g in os.getgroups()}
+    except (KeyError, OSError) as exc:
+        return Check(WARN, "video group", f"cannot list this user's groups ({exc})")
+    if "video" in names:
+        return Check(OK, "video group", "this user is in the video group")
+    return Check(FAIL, "video group", "this user is not in the video group, so the camera "
+                 "cannot be opened: sudo usermod -aG video $USER and log in again (the "
+                 "service's user zatre is added by install.sh)")
+
+
+def check_architecture(machine: str | None = None, pi: bool | None = None) -> Check:
+    """64-bit ARM on a Pi: onnxruntime has no wheel for 32-bit (armv7l)."""
+    import platform
+
+    machine = machine or platform.machine()
+    if pi is None:
+        try:
+            pi = "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+        except OSError:
+            pi = False
+    if machine == "aarch64":
+        return Check(OK, "architecture", "64-bit ARM (arm64)")
+    if machine.startswith("arm"):
+        return Check(FAIL, "architecture", f"{machine} is a 32-bit OS: onnxruntime has no "
+                     "wheel for it; install Raspberry Pi OS (64-bit) Bookworm")
+    if pi:
+        return Check(WARN, "architecture", f"{machine} on a Raspberry Pi?")
+    return Check(OK, "architecture", f"{machine} (not a Raspberry Pi)")
+
+
+def check_libraries(camera_source: str, run=None) -> Check:
+    """numpy, OpenCV, onnxruntime (and picamera2 for the Pi camera) each import, in a
+    child process of their own (a SIGILL or a numpy ABI error is reported as a line)."""
+    from .import_check import check_imports
+
+    modules = ("numpy", "cv2", "onnxruntime") + (
+        ("picamera2",) if camera_source.strip() == "picamera2" else ())
+    ok, line = check_imports(modules, **({"run": run} if run else {}))
+    return Check(OK if ok else FAIL, "libraries", line)
+
+
+def _guarded(name: str, fn: Callable[[], Check]) -> Check:
+    """A check that fails in a way it did not foresee (PermissionError on a data folder
+    of another user, ...) is one FAIL line; the other checks still run."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - reported, never a traceback
+        why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:200]
+        return Check(FAIL, name, f"could not be checked ({why})")
 
 
 def run_checks(config: str | None = None, camera: bool = True,
@@ -316,16 +475,22 @@ def run_checks(config: str | None = None, camera: bool = True,
         return checks
     cam = settings.camera
     srv = settings.server
+    checks.append(_guarded("architecture", check_architecture))
+    checks.append(_guarded("libraries", lambda: check_libraries(cam.source)))
     if camera:
-        checks.append(check_camera(cam.source, cam.size_wh()))
-    checks.append(check_model(model or cam.model))
-    checks.append(check_board_model())
-    checks.append(check_calibration(calibration_path(settings), cam.source))
-    checks.append(check_disk(srv.data_dir))
-    checks.append(check_database(srv.data_dir, srv.db))
-    checks.append(check_pin(srv.data_dir, srv.db, srv.table, srv.pin))
-    checks.append(check_time())
-    checks.append(check_gpio(settings.gpio))
+        checks.append(_guarded("camera", lambda: check_camera(cam.source, cam.size_wh())))
+    checks.append(_guarded("video group", lambda: check_video_group(cam.source)))
+    checks.append(_guarded("model", lambda: check_model(model or cam.model)))
+    checks.append(_guarded("board model", check_board_model))
+    checks.append(_guarded("calibration", lambda: check_calibration(
+        calibration_path(settings), cam.source)))
+    checks.append(_guarded("disk", lambda: check_disk(srv.data_dir)))
+    checks.append(_guarded("database", lambda: check_database(srv.data_dir, srv.db)))
+    checks.append(_guarded("pin", lambda: check_pin(srv.data_dir, srv.db, srv.table, srv.pin)))
+    checks.append(_guarded("time", check_time))
+    checks.append(_guarded("power", check_power))
+    checks.append(_guarded("temperature", check_temperature))
+    checks.append(_guarded("gpio", lambda: check_gpio(settings.gpio)))
     return checks
 
 

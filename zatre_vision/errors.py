@@ -14,12 +14,17 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
 
 
+#: the longest error line printed (as the HTTP API's): an echoed input is cut
+MAX_ERROR_CHARS = 300
+
+
 class InputError(Exception):
     """Bad input from the user: a one-line reason, exit status 2."""
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    line = " ".join(str(text).split())
+    return line if len(line) <= MAX_ERROR_CHARS else line[:MAX_ERROR_CHARS - 1] + "…"
 
 
 def fail(message: str, status: int) -> None:

@@ -51,6 +51,21 @@ class FakePicamera2:
         w, h = self.config["lores"]["size"]
         return np.full((h * 3 // 2, w), 90, np.uint8)  # YUV420: Y plane first
 
+    def capture_request(self):
+        cam = self
+
+        class Request:  # picamera2's CompletedRequest: both streams of one capture
+            def make_array(self, stream):
+                return cam.capture_array(stream)
+
+            def get_metadata(self):
+                return {}
+
+            def release(self):
+                pass
+
+        return Request()
+
     def stop(self):
         self.calls.append(("stop",))
 
@@ -73,7 +88,8 @@ def test_picamera2_source_configures_main_and_lores_streams(fake_picamera2):
     cam = FakePicamera2.instances[0]
     assert cam.config["main"] == {"size": (1280, 960), "format": "RGB888"}
     assert cam.config["lores"]["size"] == LORES_SIZE
-    assert cam.controls == {"AeEnable": False}
+    assert cam.controls == {"AeEnable": False, "FrameDurationLimits": (200000, 200000),
+                            "AeFlickerMode": 1, "AeFlickerPeriod": 10000}
     frame = src.read()
     assert frame.image.shape == (960, 1280, 3) and frame.lores.shape == (240, 320)
     assert frame.index == 1

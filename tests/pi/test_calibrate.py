@@ -150,6 +150,21 @@ class MeteredCamera:
         w, h = self.config[stream]["size"]
         return np.full((h * 3 // 2, w) if stream == "lores" else (h, w, 3), 90, np.uint8)
 
+    def capture_request(self):
+        cam = self
+
+        class Request:  # picamera2's CompletedRequest: both streams of one capture
+            def make_array(self, stream):
+                return cam.capture_array(stream)
+
+            def get_metadata(self):
+                return {}
+
+            def release(self):
+                pass
+
+        return Request()
+
     def stop(self):
         pass
 

@@ -42,7 +42,7 @@ def test_install_into_a_folder_is_complete_and_idempotent(tmp_path):
     assert "done" in first.stdout
     files = tree(root)
     for path, mode in [("etc/systemd/system/zatre.service", "0o644"),
-                       ("etc/zatre/config.yaml", "0o644"), ("etc/zatre/zatre.env", "0o640"),
+                       ("etc/zatre/config.yaml", "0o640"), ("etc/zatre/zatre.env", "0o640"),
                        ("etc/avahi/services/zatre.service", "0o644"),
                        ("etc/systemd/system.conf.d/zatre-watchdog.conf", "0o644"),
                        ("boot/firmware/zatre-camera.txt", "0o644"),
@@ -50,6 +50,10 @@ def test_install_into_a_folder_is_complete_and_idempotent(tmp_path):
         assert files[path][1] == mode, path
     assert (root / "boot/firmware/config.txt").read_text().count("include zatre-camera.txt") == 1
     assert (root / "var/lib/zatre").is_dir() and (root / "opt/zatre").is_dir()
+    assert os.readlink(root / "usr/local/bin/zatre") == "/opt/zatre/venv/bin/zatre"
+    # the include goes under [all], whatever section config.txt ended with
+    config_txt = (root / "boot/firmware/config.txt").read_text()
+    assert "[all]\n# Zatre Vision (camera)\ninclude zatre-camera.txt" in config_txt
     second = sh(INSTALL, "--prefix", root)
     assert second.returncode == 0
     assert "nothing to do" in second.stdout
@@ -82,6 +86,10 @@ def test_dry_run_prints_the_commands_and_changes_nothing(tmp_path):
     assert "python3 -m venv --system-site-packages /opt/zatre/venv" in out or \
         Path("/opt/zatre/venv/bin/python").exists()
     assert "onnxruntime==1.20.1" in out or Path("/opt/zatre/.installed").exists()
+    assert "-c /opt/zatre/src/firmware_config/pi-constraints.txt" in out or \
+        Path("/opt/zatre/.installed").exists()
+    assert "zatre_vision.import_check numpy cv2 onnxruntime picamera2" in out or \
+        Path("/opt/zatre/.installed").exists()
     if not Path("/etc/systemd/system/zatre.service").exists():
         assert "/etc/systemd/system/zatre.service" in out
     assert "hostnamectl set-hostname zatre-test-host" in out
@@ -143,3 +151,71 @@ def test_hotspot_helper_with_a_fake_nmcli(tmp_path):
     calls = log.read_text()
     assert "connection add type wifi" in calls and "mode ap" in calls
     assert "ipv4.method shared" in calls and "autoconnect-priority -10" in calls
+
+
+def test_the_include_lands_under_all_after_a_section(tmp_path):
+    root = tmp_path / "root"
+    (root / "boot/firmware").mkdir(parents=True)
+    (root / "boot/firmware/config.txt").write_text("dtparam=audio=on\n[cm4]\notg_mode=1\n")
+    assert sh(INSTALL, "--prefix", root).returncode == 0
+    lines = (root / "boot/firmware/config.txt").read_text().splitlines()
+    inc = lines.index("include zatre-camera.txt")
+    sections = [ln for ln in lines[:inc] if ln.startswith("[")]
+    assert sections[-1] == "[all]"
+
+
+def test_avahi_announces_the_port_of_the_settings(tmp_path):
+    root = tmp_path / "root"
+    (root / "etc/zatre").mkdir(parents=True)
+    (root / "etc/zatre/config.yaml").write_text(
+        "# port: 1\nui:\n  port: 2\nserver:\n  host: 0.0.0.0\n  port: 8080   # mine\n")
+    assert sh(INSTALL, "--prefix", root).returncode == 0
+    avahi = (root / "etc/avahi/services/zatre.service").read_text()
+    assert "<port>8080</port>" in avahi and "<port>80</port>" not in avahi
+    # an existing settings file is made 0640 (it may hold the PIN)
+    assert oct((root / "etc/zatre/config.yaml").stat().st_mode & 0o777) == "0o640"
+
+
+def test_a_32_bit_os_is_refused(tmp_path):
+    r = sh(INSTALL, "--prefix", tmp_path / "root", env={"ZATRE_MACHINE": "armv7l"})
+    assert r.returncode == 1 and "32-bit" in r.stderr
+    assert not (tmp_path / "root").exists()
+    assert sh(INSTALL, "--prefix", tmp_path / "ok", env={"ZATRE_MACHINE": "aarch64"}
+              ).returncode == 0
+
+
+def test_uninstall_keeps_settings_and_games_unless_purged(tmp_path):
+    root = tmp_path / "root"
+    assert sh(INSTALL, "--prefix", root).returncode == 0
+    (root / "var/lib/zatre/zatre.db").write_text("games")
+    r = sh(INSTALL, "--uninstall", "--prefix", root)
+    assert r.returncode == 0, r.stderr
+    for gone in ("etc/systemd/system/zatre.service", "etc/avahi/services/zatre.service",
+                 "usr/local/bin/zatre", "usr/local/sbin/zatre-hotspot", "opt/zatre",
+                 "boot/firmware/zatre-camera.txt"):
+        assert not (root / gone).exists() and not (root / gone).is_symlink(), gone
+    assert "include zatre-camera.txt" not in (root / "boot/firmware/config.txt").read_text()
+    assert (root / "etc/zatre/config.yaml").is_file()
+    assert (root / "var/lib/zatre/zatre.db").read_text() == "games"
+    dry = sh(INSTALL, "--uninstall", "--purge", "--dry-run", "--prefix", root)
+    assert dry.returncode == 0 and "+ rm -rf" in dry.stdout
+    assert (root / "var/lib/zatre/zatre.db").exists()
+    assert sh(INSTALL, "--uninstall", "--purge", "--prefix", root).returncode == 0
+    assert not (root / "etc/zatre").exists() and not (root / "var/lib/zatre").exists()
+    assert sh(INSTALL, "--purge", "--prefix", root).returncode == 2
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None,
+                    reason="systemd-analyze is not installed (apt install systemd)")
+def test_unit_is_hardened_and_does_not_loop_on_bad_settings(tmp_path):
+    text = UNIT.read_text()
+    lines = text.splitlines()
+    for key in ("Type=notify", "RestartPreventExitStatus=2", "NotifyAccess=main"):
+        assert key in lines
+    assert any(ln.startswith("WatchdogSec=") for ln in lines)
+    r = sh("systemd-analyze", "security", "--offline=yes", UNIT)
+    found = [ln for ln in (r.stdout + r.stderr).splitlines() if "Overall exposure" in ln]
+    if not found:
+        pytest.skip("this systemd-analyze has no offline security check")
+    exposure = float(found[0].split("zatre.service:")[1].split()[0])
+    assert exposure <= 3.0, found[0]

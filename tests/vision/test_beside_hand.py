@@ -7,6 +7,9 @@ show it, and there the network reads the cell.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -240,8 +243,15 @@ def test_a_light_cell_is_not_settled_empty_unless_the_photo_is_clear():
 def hand_photo() -> tuple[np.ndarray, dict]:
     """A wide-ranges photo (tuning seed 7001, photo 67; clear pips) with an arm over the
     board that covers two cells only in part, one of them a tile."""
-    cfg = SynthConfig.wide()
-    jpeg, truth = render_photo(Renderer(cfg, 7001, 1280, 960), cfg, 7001, 67, {})
+    # as rendered with OpenCV 5.0 and kept: OpenCV 4.11 (the Pi's, make test-pi) draws
+    # the same scene a few pixels differently, and this photo is about one arm's edge
+    data = Path(__file__).parent / "data"
+    if not (data / "hand-7001-67.jpg").is_file():  # pragma: no cover - regenerate
+        cfg = SynthConfig.wide()
+        jpeg, truth = render_photo(Renderer(cfg, 7001, 1280, 960), cfg, 7001, 67, {})
+        return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
+    truth = json.loads((data / "hand-7001-67.json").read_text())
+    jpeg = (data / "hand-7001-67.jpg").read_bytes()
     return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
 
 

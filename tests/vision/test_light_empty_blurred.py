@@ -5,7 +5,7 @@ Dark cells, sharp photos and sure readings are decided as before."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cells import CROP
@@ -31,6 +31,7 @@ def _crops(*bright: int) -> np.ndarray:
 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.72, 0.99), st.sampled_from([2, 5]))
+@example(LIGHT_EMPTY_BLURRED, 2)  # the bar itself, where numpy 1.x and 2 differ
 def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader, empty, rival):
     crops = _crops(LIGHT, DARK)
     row = {0: empty, rival: 1.0 - empty}
@@ -38,7 +39,10 @@ def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader,
     blurred = reader.decide(crops, probs, blurred=True)
     light, dark = CELL_NAMES[LIGHT], CELL_NAMES[DARK]
     # both are above the blurred floor (0.7): sure but for the new bar
-    assert (light in blurred.uncertain) == (empty < LIGHT_EMPTY_BLURRED)
+    # the probability as the reader holds it (float32): at exactly 0.9, numpy 1.x (the
+    # Pi's, make test-pi) compares float32(0.9) < 0.9 in float64 (True), numpy 2 in
+    # float32 (False)
+    assert (light in blurred.uncertain) == bool(np.float32(empty) < LIGHT_EMPTY_BLURRED)
     assert light not in blurred.cells
     # a dark cell is not concerned (a bright square there is a tile: looks_like_tiles)
     assert (dark in blurred.uncertain) == (dark in reader.decide(

@@ -196,8 +196,9 @@ def exposure(out: str | None, settle: float, unlock: bool, config_file: str | No
             files.save_controls(target, {})
             click.echo(json.dumps({"calibration": str(target), "camera_controls": {}}))
             return
-        size = _settings(config_file).camera.size_wh()
-        controls, settled = lock_exposure(size, settle_s=settle, module=module)
+        cam = _settings(config_file).camera
+        controls, settled = lock_exposure(cam.size_wh(), settle_s=settle, module=module,
+                                          flicker_hz=cam.flicker_hz)
         files.save_controls(target, controls)
     except (ExposureError, CalibrationError) as exc:
         raise InputError(str(exc)) from None

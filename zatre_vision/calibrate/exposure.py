@@ -1,11 +1,13 @@
-"""Exposure and white-balance lock for the Pi camera: let auto exposure (AE) and auto
-white balance (AWB) settle on the lit board, then fix their values so the reader sees
-the same brightness and colours all evening (AE hunting when hands pass the camera
-would otherwise change every cell's look)."""
+"""Exposure, white-balance and focus lock for the Pi camera: let auto exposure (AE) and
+auto white balance (AWB) settle on the lit board (with the flicker of mains-powered
+lamps avoided), then fix their values so the reader sees the same brightness and
+colours all evening (AE hunting when hands pass the camera would otherwise change
+every cell's look). A camera with autofocus (Camera Module 3) then focuses once on the
+board and its lens position is stored beside the exposure (``AfMode`` manual,
+``LensPosition``), so it does not refocus on a passing hand."""
 
 from __future__ import annotations
 
-import importlib
 import time
 
 
@@ -54,25 +56,44 @@ def settle_controls(cam, settle_s: float = 3.0, step_s: float = 0.2, sleep=time.
 
 
 def lock_exposure(size: tuple[int, int] = (1280, 960), camera_num: int = 0,
-                  settle_s: float = 3.0, module: str = "picamera2", sleep=time.sleep
-                  ) -> tuple[dict, bool]:
-    """Open the Pi camera with AE/AWB on, let them settle, return the controls to lock."""
+                  settle_s: float = 3.0, module: str = "picamera2", sleep=time.sleep,
+                  flicker_hz: int = 50, focus: bool = True) -> tuple[dict, bool]:
+    """Open the Pi camera with AE/AWB (and AF) on, let them settle, return the controls
+    to lock: exposure, white balance and, with autofocus, the lens position."""
+    from ..camera.base import SourceError
+    from ..camera.picamera import (
+        FLICKER_MANUAL,
+        flicker_period_us,
+        focus_and_lock,
+        import_picamera2,
+    )
+
     try:
-        picamera2 = importlib.import_module(module)
-    except ImportError:
-        raise ExposureError("picamera2 is not installed (Raspberry Pi OS: apt install "
-                            "python3-picamera2); the exposure lock is for the Pi camera") from None
+        picamera2 = import_picamera2(module)
+    except SourceError as exc:
+        raise ExposureError(f"{exc}; the exposure lock is for the Pi camera") from None
     try:
         cam = picamera2.Picamera2(camera_num)
         cam.configure(cam.create_preview_configuration(main={"size": size,
                                                              "format": "RGB888"}))
-        cam.set_controls({"AeEnable": True, "AwbEnable": True})
+        start = {"AeEnable": True, "AwbEnable": True}
+        known = getattr(cam, "camera_controls", None)
+        if flicker_hz and isinstance(known, dict) and "AeFlickerMode" in known:
+            start |= {"AeFlickerMode": FLICKER_MANUAL,
+                      "AeFlickerPeriod": flicker_period_us(flicker_hz)}
+        cam.set_controls(start)
         cam.start()
     except Exception as exc:  # noqa: BLE001 - libcamera raises many kinds
         raise ExposureError(f"cannot start the Pi camera ({exc}); is `zatre serve` using it? "
                             "Stop the service first: sudo systemctl stop zatre") from None
     try:
-        return settle_controls(cam, settle_s, sleep=sleep)
+        controls, settled = settle_controls(cam, settle_s, sleep=sleep)
+        if focus:
+            try:
+                controls |= focus_and_lock(cam)
+            except SourceError as exc:
+                raise ExposureError(str(exc)) from None
+        return controls, settled
     finally:
         try:
             cam.stop()

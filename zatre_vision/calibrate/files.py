@@ -19,7 +19,9 @@ from ..vision.calibration import Calibration, CalibrationError
 CONTROLS_KEY = "camera_controls"
 #: picamera2 controls the lock may set, with their JSON types
 CONTROL_TYPES = {"AeEnable": bool, "AwbEnable": bool, "ExposureTime": int,
-                 "AnalogueGain": float, "ColourGains": list}
+                 "AnalogueGain": float, "ColourGains": list,
+                 # the lens held where autofocus found the board (Camera Module 3)
+                 "AfMode": int, "LensPosition": float}
 
 
 #: every top-level key a calibration file may hold (the board/lens part and the controls)

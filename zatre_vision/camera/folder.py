@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from .base import Frame, SourceError, make_lores
+from .image_file import ImageFileError, load_image_file
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
 EVENTS = {"end_turn", "undo"}
@@ -93,15 +93,14 @@ def frame_number(path: Path, position: int) -> int:
     return int(digits) if digits else position
 
 
-def _decode_frame(path: Path) -> np.ndarray | None:
-    """The frame's image, or None for a file that is empty, unreadable or corrupt
-    (OpenCV refuses an empty buffer, and a header claiming too many pixels, with an
-    exception rather than None)."""
+def _decode_frame(path: Path) -> tuple[np.ndarray | None, str]:
+    """(the frame's image, "") or (None, why) for a file that is empty, unreadable,
+    corrupt, not a JPEG or PNG, not a regular file or over the size limits (its
+    header is read first: a small file claiming 32000x32000 is refused undecoded)."""
     try:
-        data = np.fromfile(path, dtype=np.uint8)
-        return cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    except (OSError, cv2.error):
-        return None
+        return load_image_file(path), ""
+    except ImageFileError as exc:
+        return None, str(exc)
 
 
 class FolderSource:
@@ -112,6 +111,8 @@ class FolderSource:
         self._pos = 0
         self.fps = DEFAULT_FPS
         self.skipped: list[str] = []
+        #: why each skipped file was skipped (name -> one-line reason)
+        self.skip_reasons: dict[str, str] = {}
 
     def open(self) -> None:
         if not self.folder.is_dir():
@@ -127,9 +128,10 @@ class FolderSource:
         while self._pos < len(self._files):
             path = self._files[self._pos]
             self._pos += 1
-            image = _decode_frame(path)
+            image, why = _decode_frame(path)
             if image is None:
                 self.skipped.append(path.name)  # a corrupt frame is dropped, not fatal
+                self.skip_reasons[path.name] = why
                 continue
             number = frame_number(path, self._pos)
             return Frame(image, make_lores(image), number, number / self.fps)

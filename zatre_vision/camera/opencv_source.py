@@ -1,4 +1,8 @@
-"""OpenCV cameras: a USB camera index, a stream URL, or a video file."""
+"""OpenCV cameras: a USB camera index, a stream URL, or a video file.
+
+A USB camera (V4L2) is asked for ``fps`` frames a second in MJPG (a 1280x960 YUYV
+stream does not fit USB 2 at any useful rate) with a buffer of one frame, so that a
+paced reader gets the newest frame rather than one queued seconds ago."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ def parse_spec(spec: str | int) -> str | int:
 
 class OpenCVSource:
     def __init__(self, spec: str | int, width: int = 1280, height: int = 960,
-                 clock=time.monotonic):
+                 clock=time.monotonic, fps: float = 5.0, capture=None):
         self.spec = parse_spec(spec)
         self.name = f"opencv:{self.spec}"
         self.width, self.height = width, height
@@ -27,15 +31,20 @@ class OpenCVSource:
         self._t0 = 0.0
         self._count = 0
         self._is_file = isinstance(self.spec, str) and "://" not in self.spec
+        self.fps = fps
+        self._capture = capture or cv2.VideoCapture
 
     def open(self) -> None:
-        cap = cv2.VideoCapture(self.spec)
+        cap = self._capture(self.spec)
         if not cap.isOpened():
             cap.release()
             raise SourceError(f"cannot open camera {self.spec!r}")
         if isinstance(self.spec, int):
+            cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+            cap.set(cv2.CAP_PROP_FPS, self.fps)
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         self._cap, self._t0, self._count = cap, self._clock(), 0
 
     def read(self) -> Frame | None:

@@ -83,7 +83,9 @@ def _camera_pipeline(settings):
                                   calibration=str(calibration_path(settings)),
                                   model=str(settings.camera.model) if settings.camera.model
                                   else None,
-                                  size=settings.camera.size_wh())
+                                  size=settings.camera.size_wh(),
+                                  fps=settings.camera.fps,
+                                  flicker_hz=settings.camera.flicker_hz)
         except (SourceError, CalibrationError) as exc:
             table.set_camera_status({"source": source, "state": "error", "message": str(exc)})
             return _Idle()
@@ -116,6 +118,20 @@ def _start_gpio(settings, table, camera):
     log.info("gpio: button on BCM %s, %s on BCM %s", settings.gpio.button_pin,
              settings.gpio.signal, settings.gpio.signal_pin)
     return hardware
+
+
+def _systemd_ready(table):
+    """Under systemd (Type=notify): READY=1 now, and WATCHDOG=1 while the camera makes
+    progress (see sd_notify.py). Returns the feeder thread, or None."""
+    from ..sd_notify import WatchdogFeeder, camera_progressing, notify, watchdog_interval_s
+
+    notify("READY=1")
+    interval = watchdog_interval_s()
+    if interval is None:
+        return None
+    feeder = WatchdogFeeder(interval, lambda: camera_progressing(lambda: table.camera))
+    feeder.start()
+    return feeder
 
 
 def run_server(settings, ready: threading.Event | None = None) -> None:
@@ -170,27 +186,42 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
                                                  and table.match_source == "demo") else None)
     hardware = _start_gpio(settings, table, camera)
 
+    stopping = threading.Event()
+
     def shutdown(signum=None, frame=None):
+        # Only the first signal acts, and it only ends server.run(): the cleanup is the
+        # finally below. (Work done in the handler itself deadlocked when a second
+        # SIGTERM came while the first was inside camera.stop(), holding its lock.)
+        if stopping.is_set():
+            return
+        stopping.set()
         log.info("shutting down")
-        camera.stop()
-        table.close()
+        from ..sd_notify import notify
+
+        notify("STOPPING=1")
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, shutdown)
-    code = app.extensions["zatre"].pins.setup_code()
-    if code:  # as Jupyter prints its token: whoever can read this log may set the PIN
-        click.echo(f"zatre: table {srv.table!r} has no PIN yet: its first setup needs the "
-                   f"setup code {code} (`zatre doctor` shows it too)", err=True)
-    where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
-    click.echo(f"zatre: serving table {srv.table!r} at {where} "
-               f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
-    if ready is not None:
-        ready.set()
-    try:
+    feeder = None
+    try:  # from the handlers on: a signal at any point ends in the cleanup below
+        signal.signal(signal.SIGTERM, shutdown)
+        signal.signal(signal.SIGINT, shutdown)
+        code = app.extensions["zatre"].pins.setup_code()
+        if code:  # as Jupyter prints its token: whoever can read this log may set the PIN
+            click.echo(f"zatre: table {srv.table!r} has no PIN yet: its first setup needs the "
+                       f"setup code {code} (`zatre doctor` shows it too)", err=True)
+        where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
+        click.echo(f"zatre: serving table {srv.table!r} at {where} "
+                   f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
+        if ready is not None:
+            ready.set()
+        feeder = _systemd_ready(table)
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        stopping.set()  # a signal during the cleanup is ignored, not a traceback
+        if feeder is not None:
+            feeder.stop()
         if hardware is not None:
             hardware.close()
         camera.stop()

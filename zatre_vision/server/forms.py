@@ -10,6 +10,7 @@ from flask import abort, request
 from ..config import PIN_PATTERN
 from ..rules.board import CELL_SET, is_grid_name
 from ..rules.board import grid_index as _grid_index
+from ..rules.tiles import is_tile_value
 
 NAME_RE = re.compile(r"^[\w][\w .'\-&]{0,23}$", re.UNICODE)
 SEASON_RE = re.compile(r"^[\w][\w .'/\-&]{0,39}$", re.UNICODE)
@@ -123,7 +124,11 @@ def tile(raw, allow_empty: bool = False) -> int | None:
         if allow_empty:
             return None
         abort(400, "give a tile value from 1 to 6")
-    return whole_number(raw, 1, 6, "a tile value is a number from 1 to 6")
+    if isinstance(raw, str):  # a form field's digits
+        return whole_number(raw, 1, 6, "a tile value is a number from 1 to 6")
+    if not is_tile_value(raw):  # JSON: the test `zatre score` applies (6.0 and true are not)
+        abort(400, "a tile value is a whole number from 1 to 6")
+    return raw
 
 
 def tiles(raw) -> list[int]:

@@ -37,8 +37,16 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
         result = replay_folder(folder, reader, progress=progress)
     except SourceError as exc:
         raise InputError(str(exc)) from None
-    click.echo(json.dumps(result, indent=indent, ensure_ascii=False))
     stats = result["replay"]
+    skipped = stats["skipped_files"]
+    if skipped and not stats["frames"]:
+        raise InputError(f"{folder}: none of its {len(skipped)} frame files could be read "
+                         f"({skipped[0]}: {stats.get('skip_reasons', {}).get(skipped[0], '?')})")
+    click.echo(json.dumps(result, indent=indent, ensure_ascii=False))
+    if skipped:
+        click.echo(f"warning: {len(skipped)} frame file(s) could not be read and were "
+                   f"skipped ({skipped[0]}: {stats.get('skip_reasons', {}).get(skipped[0], '?')})",
+                   err=True)
     unseen = stats["end_turns_unseen"]
     if unseen:
         what = ("that turn is not" if unseen == 1

@@ -55,6 +55,7 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
         "frames": pipeline.stats.frames,
         "frames_read": pipeline.stats.reads,
         "skipped_files": source.skipped,
+        "skip_reasons": source.skip_reasons,
         "board_lost": pipeline.stats.board_lost,
         "frames_unreadable": pipeline.stats.unreadable_reads,
         "end_turns_unseen": pipeline.tracker.unseen_end_turns,

@@ -19,6 +19,7 @@ from collections.abc import Callable
 import cv2
 
 from ..camera.base import CameraStatus, Frame, FrameSource
+from ..camera.pacing import FramePacer
 from ..camera.reconnect import ReconnectingSource
 from ..store import StoreError
 from .pipeline import CellReader, LivePipeline, PipelineConfig
@@ -51,7 +52,8 @@ class CameraService:
     """``start()`` / ``stop()`` / ``request(event)``; see the module doc."""
 
     def __init__(self, table, source: FrameSource, reader_factory: Callable[[], CellReader],
-                 config: PipelineConfig | None = None, clock=time.monotonic):
+                 config: PipelineConfig | None = None, clock=time.monotonic,
+                 fps: float | None = None, on_frame: Callable[[], None] | None = None):
         self.table = table
         self.source = ReconnectingSource(source, on_status=self._camera_status)
         self.reader_factory = reader_factory
@@ -70,6 +72,10 @@ class CameraService:
         self._frame_at: float | None = None  # when the newest frame came (clock)
         self._stalled = False
         self._watchdog: threading.Thread | None = None
+        #: at most ``fps`` frames are read a second (None: as fast as they come)
+        self.pacer = FramePacer(fps, clock, self._stop.wait) if fps else None
+        #: called after every frame read (the systemd watchdog is fed from it)
+        self.on_frame = on_frame
 
     # -- control ------------------------------------------------------------------------
     def start(self) -> None:
@@ -127,7 +133,11 @@ class CameraService:
                     if not opened:
                         self.source.open()  # a camera error is the source's to retry
                         opened = True
+                    if self.pacer is not None:
+                        self.pacer.wait()
                     frame = self.source.read()
+                    if frame is not None and self.on_frame is not None:
+                        self.on_frame()
                     if frame is None:
                         if self.source.ended:
                             break

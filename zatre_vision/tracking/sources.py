@@ -26,19 +26,21 @@ DEMO_SIZE = (960, 720)
 
 
 def open_source(spec: str, players: Sequence[str] | None = None, seed: int | None = None,
-                size: tuple[int, int] = (1280, 960), controls: dict | None = None
-                ) -> FrameSource:
+                size: tuple[int, int] = (1280, 960), controls: dict | None = None,
+                fps: float = 5.0, flicker_hz: int = 50) -> FrameSource:
     """The frame source a camera setting names (not opened yet). ``controls``: the Pi
-    camera's locked exposure and white balance (``zatre calibrate exposure``)."""
+    camera's locked exposure, white balance and focus (``zatre calibrate exposure``);
+    ``fps`` the rate asked of a real camera; ``flicker_hz`` the mains frequency whose
+    lamp flicker the Pi camera's exposure avoids (0: off)."""
     spec = spec.strip()
     if spec in SYNTHETIC:
         names = tuple(players) if players and 2 <= len(players) <= 4 else ("Ann", "Ben")
         return SyntheticSource(seed if seed is not None else random.SystemRandom().randrange(10**6),
                                *DEMO_SIZE, players=names)
     if spec == "picamera2":
-        return Picamera2Source(*size, controls=controls)
+        return Picamera2Source(*size, controls=controls, fps=fps, flicker_hz=flicker_hz)
     if spec.isdigit() or "://" in spec:
-        return OpenCVSource(spec, *size)
+        return OpenCVSource(spec, *size, fps=fps)
     path = Path(spec)
     if path.is_dir():
         return RecordedGameSource(path)
@@ -84,7 +86,8 @@ def model_available() -> bool:
 def camera_service(table, spec: str, players: Sequence[str] | None = None,
                    seed: int | None = None, config: PipelineConfig | None = None,
                    model: str | None = None, calibration: str | None = None,
-                   size: tuple[int, int] = (1280, 960)) -> CameraService:
+                   size: tuple[int, int] = (1280, 960), fps: float | None = None,
+                   flicker_hz: int = 50) -> CameraService:
     """A camera service for ``table`` reading ``spec`` with the ONNX board reader.
 
     ``calibration``: the calibration file (``zatre calibrate``); its board part fixes
@@ -97,7 +100,7 @@ def camera_service(table, spec: str, players: Sequence[str] | None = None,
 
     controls = files.load_controls(calibration) if calibration and Path(calibration).is_file() \
         else None
-    source = open_source(spec, players, seed, size, controls)
+    source = open_source(spec, players, seed, size, controls, fps or 5.0, flicker_hz)
 
     def reader():
         from ..vision.classify import DEFAULT_MODEL
@@ -107,4 +110,6 @@ def camera_service(table, spec: str, players: Sequence[str] | None = None,
         return LiveBoardReader(BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1,
                                              calibration=cal))
 
-    return CameraService(table, source, reader, config)
+    # the synthetic demo paces itself; every other source is held to ``fps``
+    pace = fps if fps and spec.strip() not in SYNTHETIC else None
+    return CameraService(table, source, reader, config, fps=pace)

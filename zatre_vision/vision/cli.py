@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -15,56 +14,19 @@ MIN_SIDE, MAX_SIDE = 64, 10000
 
 
 def load_image(path: str):
-    """BGR image from a JPEG/PNG file; InputError with a one-line reason otherwise."""
-    import numpy as np
+    """BGR image from a JPEG/PNG file; InputError with a one-line reason otherwise.
+    Bounded before decoding (camera/image_file.py): regular files only, at most
+    50 MB read, the header's size checked against the limits."""
+    from ..camera.image_file import ImageFileError, load_image_file
 
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: no such file")
-    if p.is_dir():
-        raise InputError(f"{path}: is a folder, not an image")
     try:
-        data = np.frombuffer(p.read_bytes(), np.uint8)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
-    img, complaint = decode_image(data) if data.size else (None, "")
-    if img is None:
-        raise InputError(f"{path}: not a readable JPEG or PNG image (corrupt or wrong format)")
-    if complaint:
-        raise InputError(f"{path}: corrupt image ({complaint})")
+        img = load_image_file(path, max_side=MAX_SIDE)
+    except ImageFileError as exc:
+        raise InputError(f"{path}: {exc}") from None
     h, w = img.shape[:2]
-    if min(h, w) < MIN_SIDE or max(h, w) > MAX_SIDE:
+    if min(h, w) < MIN_SIDE:
         raise InputError(f"{path}: image size {w}x{h} is outside {MIN_SIDE}..{MAX_SIDE} px")
     return img
-
-
-def decode_image(data) -> tuple:
-    """(BGR image or None, the decoder's first complaint or ""). libjpeg and libpng
-    report damage they decode around (a garbled or cut-off stream) only as a line on
-    standard error; it is caught here, so that a damaged file is refused rather than
-    read, and nothing but our own one-line error reaches the terminal."""
-    import os
-    import tempfile
-
-    import cv2
-
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as log:
-        os.dup2(log.fileno(), 2)
-        try:
-            img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-        except cv2.error:  # a header claiming more pixels than OpenCV accepts
-            img = None
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        log.seek(0)
-        lines = [ln.strip() for ln in log.read().decode("utf-8", "replace").splitlines()
-                 if ln.strip()]
-    damage = [ln for ln in lines if any(w in ln.lower() for w in
-                                        ("corrupt", "premature", "error", "bad", "invalid"))]
-    return img, (damage[0][:120] if damage else "")
 
 
 def _reader(model: str | None, calibration: str | None, markers: bool):

@@ -1,0 +1,75 @@
+"""`zatre backup` / `zatre restore` (SQLite's online backup API), issue 45."""
+
+import sqlite3
+
+import pytest
+
+from zatre_vision.server.table_lock import TableLock
+from zatre_vision.store import StoreError, open_store
+from zatre_vision.store.backup import backup, check_database, restore
+
+
+def matches(data_dir):
+    conn = sqlite3.connect(str(data_dir / "zatre.db"))
+    try:
+        return conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def make_db(data_dir, n_matches):
+    store = open_store(data_dir)
+    for i in range(n_matches):
+        store.create_match("table-1", ["Ann", f"Ben{i}"], {}, season=None, source="manual", totals={})
+    return store
+
+
+def test_backup_while_open_then_restore(zatre, tmp_path):
+    data = tmp_path / "data"
+    store = make_db(data, 2)  # the "server" keeps its connection open during the backup
+    try:
+        proc = zatre("backup", str(tmp_path / "b1.db"), "--data-dir", str(data))
+        assert proc.returncode == 0, proc.stderr
+        assert "schema version" in proc.stderr
+        store.create_match("table-1", ["Ann", "Cyd"], {}, season=None, source="manual", totals={})
+    finally:
+        store.close()
+    assert matches(data) == 3
+    proc = zatre("restore", str(tmp_path / "b1.db"), "--data-dir", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert matches(data) == 2
+    kept = list(data.glob("zatre.db.before-restore-*"))
+    assert len(kept) == 1 and check_database(kept[0]) >= 1
+
+
+def test_restore_refuses_while_served(tmp_path):
+    data = tmp_path / "data"
+    make_db(data, 1).close()
+    backup(data / "zatre.db", tmp_path / "b.db")
+    lock = TableLock(data, "table-1").acquire()
+    try:
+        with pytest.raises(StoreError, match="stop the server"):
+            restore(tmp_path / "b.db", data / "zatre.db")
+    finally:
+        lock.release()
+    assert restore(tmp_path / "b.db", data / "zatre.db") is not None
+
+
+@pytest.mark.parametrize("content", [b"", b"not a database at all" * 50])
+def test_restore_refuses_a_file_that_is_no_zatre_database(zatre, tmp_path, content):
+    data = tmp_path / "data"
+    make_db(data, 1).close()
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(content)
+    proc = zatre("restore", str(bad), "--data-dir", str(data))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert matches(data) == 1
+
+
+def test_backup_refuses_to_overwrite(zatre, tmp_path):
+    data = tmp_path / "data"
+    make_db(data, 1).close()
+    (tmp_path / "b.db").write_text("keep me")
+    proc = zatre("backup", str(tmp_path / "b.db"), "--data-dir", str(data))
+    assert proc.returncode == 2 and "exists already" in proc.stderr
+    assert (tmp_path / "b.db").read_text() == "keep me"
