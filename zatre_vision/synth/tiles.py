@@ -83,15 +83,18 @@ HELD_OUT_STYLES: dict[str, dict] = {
                              finish="hollow"),
     # grey plastic club set: small flat black pips close together, small thin tiles
     "grey-small": _held_out((182, 186, 184), 0.76, 0.10, 0.11, 0.06, (20, 20, 20), 0.62),
-    # ivory tiles with a colour for each value (as some domino sets), printed flat
-    "coloured": _held_out((222, 236, 244), 0.84, 0.12, 0.2, 0.09, (0, 0, 0), 0.82,
-                          value_colours=((40, 40, 200), (170, 90, 20), (40, 140, 40),
-                                         (140, 40, 140), (20, 120, 200), (110, 110, 30))),
-    # cream, square printed pips, large tiles with sharp corners
-    "square-pips": _held_out((200, 226, 238), 0.92, 0.05, 0.22, 0.085, (45, 35, 30), 0.86,
+    # ivory tiles with a pale colour for each value (as some domino sets), printed flat:
+    # in grey the pips are faint
+    "coloured": _held_out((222, 236, 244), 0.84, 0.12, 0.2, 0.1, (0, 0, 0), 0.82,
+                          value_colours=((40, 190, 230), (200, 160, 90), (120, 200, 120),
+                                         (190, 140, 200), (110, 170, 240), (170, 190, 80))),
+    # cream, big square printed pips packed close, large tiles with sharp corners
+    "square-pips": _held_out((200, 226, 238), 0.92, 0.05, 0.22, 0.13, (45, 35, 30), 0.66,
                              shape="square", ceramic=True),
-    # white tiles with printed rings (outlined pips) in dark blue
-    "ring-pips": _held_out((236, 238, 238), 0.84, 0.14, 0.18, 0.1, (90, 40, 20), 0.8,
+    # bright white, tiny dark blue pips spread to the corners, thin tiles
+    "tiny-wide": _held_out((240, 242, 240), 0.82, 0.12, 0.12, 0.055, (90, 30, 20), 1.0),
+    # white tiles with thin printed rings (outlined pips) in blue, spread wide
+    "ring-pips": _held_out((236, 238, 238), 0.84, 0.14, 0.18, 0.1, (150, 70, 30), 0.95,
                            shape="ring"),
 }
 
@@ -183,7 +186,7 @@ class TileSprites:
                     cv2.fillConvexPoly(mask, np.round(sq * 16).astype(np.int32), 1.0,
                                        cv2.LINE_AA, 4)
                 elif st.pip_shape == "ring":
-                    thick = max(1, int(round(rad * 0.4)))
+                    thick = max(1, int(round(rad * 0.3)))
                     cv2.circle(mask, centre, int(round((rad - thick / 2) * 16)), 1.0, thick,
                                cv2.LINE_AA, 4)
                 else:

@@ -1,0 +1,270 @@
+"""A table's own tiles: a small head, fitted in numpy on the pip model's features,
+that corrects the base network's logits for one set of tiles (``zatre calibrate
+tiles``).
+
+The adapted logits are the base logits plus a linear function of the standardised
+features (and the cell kind): ``z = logits + x W + b``, with the "occluded" column left
+as the base network has it (calibration photos show no hands to learn it from). The head
+is fitted by gradient descent on the cross-entropy of cells whose contents are known,
+each crop seen in the eight turns and mirrors of a square and moved a pixel (the network
+was trained so too), with a ridge penalty that keeps it near the base model where the
+photos say nothing. No torch: a few thousand crops and a 97 x 8 matrix, well under a
+minute on a Pi 4.
+
+``TileAdaptation.probabilities`` is the hook the reader uses: the classifier
+(``classify.PipClassifier.adaptation``) hands it each crop's logits and features, and
+every decision downstream (``reader.BoardReader``) weighs the adapted probabilities
+with its usual thresholds. An adaptation that the held-back check found no better than
+the base model is kept as a file that says so (``adapted`` false) and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .cells import moved_crops, oriented
+from .classify import CLASSES, OCCLUDED, softmax
+from .geometry import IS_LIGHT
+
+FORMAT = "zatre-tiles"
+VERSION = 1
+#: ridge penalty on the head's weights (standardised features, mean loss per crop).
+#: Chosen on the held-out style "grey-small" (not one of the three benchmark styles).
+RIDGE = 0.001
+#: gradient-descent steps (Adam) and their size
+STEPS = 300
+STEP_SIZE = 0.05
+#: each calibration crop is seen in the eight orientations of a square, each moved by
+#: one of these (pixels): as the reader reads a doubtful cell again (``steadied``)
+SAMPLE_SHIFTS = np.array([(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1),
+                          (0, 0)], np.int32)
+#: ... and also from the board blurred by each of these (Gaussian sigma, board pixels at
+#: 20 a cell): the calibration photos are sharp, a camera further away or out of focus
+#: is not (the network's training blurs a share of its crops alike)
+SAMPLE_BLURS = (0.8, 1.3)
+
+
+class TilesError(Exception):
+    """A tiles file that is missing, unreadable or made for another pip model."""
+
+
+@dataclass
+class Samples:
+    """Training rows: the base network's logits and features of crops whose class is
+    known, with each crop's cell (index in ``CELL_NAMES`` order)."""
+
+    logits: np.ndarray
+    features: np.ndarray
+    labels: np.ndarray
+    cells: np.ndarray
+
+    @classmethod
+    def empty(cls, width: int) -> Samples:
+        return cls(np.zeros((0, len(CLASSES))), np.zeros((0, width)), np.zeros(0, np.int64),
+                   np.zeros(0, np.intp))
+
+    def __add__(self, other: Samples) -> Samples:
+        return Samples(*(np.concatenate([a, b]) for a, b in
+                         zip((self.logits, self.features, self.labels, self.cells),
+                             (other.logits, other.features, other.labels, other.cells),
+                             strict=True)))
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def subset(self, keep: np.ndarray) -> Samples:
+        """The rows of the cells ``keep`` (a mask over ``CELL_NAMES``)."""
+        rows = keep[self.cells]
+        return Samples(self.logits[rows], self.features[rows], self.labels[rows],
+                       self.cells[rows])
+
+
+def cell_samples(classifier, board: np.ndarray, cells: np.ndarray, labels: np.ndarray
+                 ) -> Samples:
+    """Rows for the ``cells`` of a rectified, normalised ``board`` whose classes are
+    ``labels`` (0 empty, 1..6): every crop in the eight orientations, each moved by one
+    of SAMPLE_SHIFTS, read by the base network (``classifier.outputs``)."""
+    cells = np.asarray(cells, np.intp)
+    shown = []
+    for blur in (0.0, *SAMPLE_BLURS):
+        b = board if blur == 0 else cv2.GaussianBlur(board, (0, 0), blur)
+        moved = moved_crops(b, cells, SAMPLE_SHIFTS)
+        shown += [oriented(m, k) for k, m in enumerate(moved)]
+    index = np.tile(cells, len(shown))
+    logits, features = classifier.outputs(np.concatenate(shown), index)
+    return Samples(logits, features, np.tile(np.asarray(labels, np.int64), len(shown)),
+                   index)
+
+
+
+def _design(features: np.ndarray, cells, mean: np.ndarray, scale: np.ndarray
+            ) -> np.ndarray:
+    kind = IS_LIGHT[np.asarray(cells, np.intp)].astype(np.float64)[:, None]
+    return np.hstack([(features - mean) / scale, kind])
+
+
+@dataclass
+class TileAdaptation:
+    """The fitted head (``weights`` (C + 1, 8), ``bias`` (8,), feature ``mean`` and
+    ``scale``) and what the fit found (``report``)."""
+
+    weights: np.ndarray
+    bias: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    #: the held-back check found it better than the base model (else it is not used)
+    adapted: bool = True
+    report: dict = field(default_factory=dict)
+    #: the pip model it was fitted on (its card's name and the file's size in bytes)
+    model: dict = field(default_factory=dict)
+
+    # -- the hook --------------------------------------------------------------------
+    def logits(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
+        delta = _design(features, cells, self.mean, self.scale) @ self.weights + self.bias
+        delta[:, OCCLUDED] = 0.0
+        return logits + delta
+
+    def probabilities(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
+        """(N, 8) class probabilities of crops from the base ``logits`` and
+        ``features`` of the cells ``cells``."""
+        if cells is None:
+            raise ValueError("an adaptation needs the cell of every crop")
+        return softmax(self.logits(logits, features, cells))
+
+    # -- fitting ---------------------------------------------------------------------
+    @classmethod
+    def fit(cls, samples: Samples, ridge: float | None = None, steps: int | None = None,
+            step_size: float | None = None) -> TileAdaptation:
+        """The head that best corrects the base logits of ``samples`` (each class's
+        crops weighted alike in total, so that a few tiles of one value count)."""
+        if len(samples) == 0:
+            raise ValueError("no calibration crops to fit on")
+        ridge = RIDGE if ridge is None else ridge
+        steps = STEPS if steps is None else steps
+        step_size = STEP_SIZE if step_size is None else step_size
+        mean = samples.features.mean(axis=0)
+        scale = samples.features.std(axis=0) + 1e-3
+        x = _design(samples.features, samples.cells, mean, scale)
+        n, d = x.shape
+        k = len(CLASSES)
+        y = np.zeros((n, k))
+        y[np.arange(n), samples.labels] = 1.0
+        counts = np.bincount(samples.labels, minlength=k).astype(np.float64)
+        present = counts > 0
+        w_class = np.where(present, 1.0 / np.maximum(counts, 1), 0.0)
+        w = w_class[samples.labels]
+        w = w / w.sum()
+        free = np.ones(k)
+        free[OCCLUDED] = 0.0
+        weights, bias = np.zeros((d, k)), np.zeros(k)
+        m_w, v_w, m_b, v_b = (np.zeros((d, k)), np.zeros((d, k)), np.zeros(k), np.zeros(k))
+        b1, b2 = 0.9, 0.999
+        for t in range(1, steps + 1):
+            z = samples.logits + (x @ weights + bias) * free
+            g = (softmax(z) - y) * w[:, None] * free
+            g_w = x.T @ g + 2 * ridge * weights
+            g_b = g.sum(axis=0)
+            m_w = b1 * m_w + (1 - b1) * g_w
+            v_w = b2 * v_w + (1 - b2) * g_w ** 2
+            m_b = b1 * m_b + (1 - b1) * g_b
+            v_b = b2 * v_b + (1 - b2) * g_b ** 2
+            lr = step_size * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+            weights -= lr * m_w / (np.sqrt(v_w) + 1e-8)
+            bias -= lr * m_b / (np.sqrt(v_b) + 1e-8)
+        return cls(weights, bias, mean, scale)
+
+    # -- the file --------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "adapted": self.adapted,
+                "model": self.model, "report": self.report,
+                "head": {"weights": np.round(self.weights, 7).tolist(),
+                         "bias": np.round(self.bias, 7).tolist(),
+                         "mean": np.round(self.mean, 7).tolist(),
+                         "scale": np.round(self.scale, 7).tolist()}}
+
+    @classmethod
+    def from_json(cls, d: object, where: str = "tiles file") -> TileAdaptation:
+        try:
+            if not isinstance(d, dict) or d.get("format") != FORMAT:
+                raise TilesError(f"{where}: not a tiles file (zatre calibrate tiles)")
+            if d.get("version") != VERSION:
+                raise TilesError(f"{where}: tiles file version {d.get('version')!r} is not "
+                                 f"{VERSION}")
+            h = d["head"]
+            arrays = [np.asarray(h[k], np.float64) for k in ("weights", "bias", "mean",
+                                                              "scale")]
+            w, b, mean, scale = arrays
+            c = len(mean)
+            if (w.shape != (c + 1, len(CLASSES)) or b.shape != (len(CLASSES),)
+                    or scale.shape != (c,) or not all(np.isfinite(a).all() for a in arrays)
+                    or (scale <= 0).any()):
+                raise TilesError(f"{where}: the tiles file's head is damaged")
+            return cls(w, b, mean, scale, adapted=bool(d.get("adapted", False)),
+                       report=dict(d.get("report") or {}), model=dict(d.get("model") or {}))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise TilesError(f"{where}: the tiles file's head is damaged") from None
+
+    def save(self, path: Path | str) -> None:
+        """Write the file atomically (a reader never sees half a file)."""
+        path = Path(path)
+        text = json.dumps(self.to_json(), ensure_ascii=False) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path | str) -> TileAdaptation:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise TilesError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise TilesError(f"{path}: is a folder, not a tiles file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TilesError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+        try:
+            d = json.loads(text)
+        except (ValueError, RecursionError):
+            raise TilesError(f"{path}: not valid JSON") from None
+        return cls.from_json(d, str(path))
+
+
+def model_identity(classifier) -> dict:
+    """What ties an adaptation to its pip model: the card's name, the features' width
+    and the model file's size."""
+    width = None
+    for out in classifier.session.get_outputs():
+        if out.name == "features" and isinstance(out.shape[1], int):
+            width = int(out.shape[1])
+    return {"name": classifier.card.data.get("name"), "features": width,
+            "bytes": classifier.path.stat().st_size}
+
+
+def attach(classifier, adaptation: TileAdaptation | None, where: str = "tiles file") -> None:
+    """Use ``adaptation`` in ``classifier`` (None, or one not ``adapted``: the base
+    model). TilesError when it was fitted on another pip model."""
+    if adaptation is None or not adaptation.adapted:
+        classifier.adaptation = None
+        return
+    if not classifier.has_features:
+        raise TilesError(f"{where}: the pip model {classifier.path} has no features output")
+    if adaptation.model and adaptation.model != model_identity(classifier):
+        raise TilesError(f"{where}: made for another pip model "
+                         f"({adaptation.model.get('name')}, {adaptation.model.get('bytes')} "
+                         "bytes); run zatre calibrate tiles again")
+    if len(adaptation.mean) != model_identity(classifier)["features"]:
+        raise TilesError(f"{where}: made for another pip model; run zatre calibrate tiles "
+                         "again")
+    classifier.adaptation = adaptation
