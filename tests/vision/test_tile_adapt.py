@@ -67,3 +67,17 @@ def test_an_adaptation_the_check_rejected_leaves_the_base_model():
     logits, features = clf.outputs(crops, np.arange(10))
     assert np.allclose(clf.probabilities(crops, np.arange(10)),
                        head.probabilities(logits, features, np.arange(10)))
+
+
+def test_the_live_service_finds_the_tables_tiles_beside_its_calibration(tmp_path, capsys):
+    from zatre_vision.vision.tile_adapt import load_beside, tiles_path
+
+    cal = tmp_path / "calibration.json"
+    assert tiles_path(cal) == tmp_path / "calibration.tiles.json"
+    assert load_beside(cal) is None and load_beside(None) is None
+    head = TileAdaptation.fit(_samples())
+    head.save(tiles_path(cal))
+    assert load_beside(cal) is not None
+    tiles_path(cal).write_text("{damaged")
+    assert load_beside(cal) is None
+    assert "reading with the base model" in capsys.readouterr().err

@@ -110,9 +110,12 @@ def run_style(reader, style: str, calibration: int, test: int, size: tuple[int, 
     head, summary = calibrate_tiles(reader, photos)
     adapt_cpu_s = time.process_time() - t0
     renderer = Renderer(cfg, TEST_SEED, *size)
+    training = cfg.with_tiles("training")
+    reference_renderer = Renderer(training, TEST_SEED, *size)
     games: dict[int, GameBoards] = {}
     before: dict = {}
     after: dict = {}
+    reference: dict = {}
     worse_photos = 0
     base_ms = []
     for i in range(1, test + 1):
@@ -129,11 +132,15 @@ def run_style(reader, style: str, calibration: int, test: int, size: tuple[int, 
         worse_photos += int(a["wrong"] > b["wrong"]
                             or a["wrong"] + a["uncertain"] > b["wrong"] + b["uncertain"])
         before, after = _add(before, b), _add(after, a)
+        # the same photo (camera, light, board, hands, sensor) with the training tiles
+        jpeg, truth = render_photo(reference_renderer, training, TEST_SEED, i, games)
+        reference = _add(reference, _score(reader.read(_decode(jpeg)), truth))
         if progress:
             progress(1)
     base_read = statistics.median(base_ms)
     return {"style": style, "calibration": summary, "adapted": head.adapted,
             "test_photos": test, "before": _rates(before), "after": _rates(after),
+            "reference_training_tiles": _rates(reference),
             "photos_worse_after": worse_photos,
             "adaptation_cpu_s": round(adapt_cpu_s, 2),
             "base_read_median_ms": round(base_read, 1),
@@ -196,6 +203,10 @@ def run_adapt_benchmark(reader, styles=STYLES, calibration: int = 2, test: int =
                 "test_config": "SynthConfig() camera, light, hands and sensor ranges (other "
                                "seed than the calibration photos); tiles: the held-out style",
                 "calibration_layout": "calibrate.tiles.suggested_layout, no hands"},
+        "reference_training_tiles": "the same test photos (camera, light, board, hands, "
+                                    "sensor) rendered with the training tile ranges, read "
+                                    "by the base model: what the reader does on tiles it "
+                                    "knows",
         "definition": "over every cell a hand does not hide, on every test photo: uncertain "
                       "= in uncertain; wrong (silently) = read with a value other than the "
                       "truth, or a tile neither read nor uncertain; hidden_read_wrong = "

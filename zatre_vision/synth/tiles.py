@@ -14,7 +14,7 @@ measured on tiles the base model never saw.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -100,8 +100,9 @@ HELD_OUT_STYLES: dict[str, dict] = {
 
 
 def held_out_style(rng: np.random.Generator, name: str) -> TileStyle:
-    """The held-out tile set ``name`` (``HELD_OUT_STYLES``), jittered a little: the same
-    set under another lamp and camera is never exactly the same pixels."""
+    """The held-out tile set ``name`` (``HELD_OUT_STYLES``), jittered a little (by
+    ``rng``): the same set under another lamp and camera is never exactly the same
+    pixels."""
     if name not in HELD_OUT_STYLES:
         raise ValueError(f"unknown tile style {name!r} (known: {', '.join(HELD_OUT_STYLES)})")
     d = dict(HELD_OUT_STYLES[name])
@@ -113,8 +114,16 @@ def held_out_style(rng: np.random.Generator, name: str) -> TileStyle:
 
 
 def sample_style(rng: np.random.Generator, cfg: TileConfig) -> TileStyle:
+    """A tile style of the training ranges, or with ``cfg.style`` the named held-out
+    set. Either takes the same draws from ``rng``, so a photo of a held-out set shows
+    the same camera, light, board and sensor as with the training tiles."""
     if cfg.style != "training":
-        return held_out_style(rng, cfg.style)
+        if cfg.style not in HELD_OUT_STYLES:
+            raise ValueError(f"unknown tile style {cfg.style!r} "
+                             f"(known: {', '.join(HELD_OUT_STYLES)})")
+        drawn = sample_style(rng, replace(cfg, style="training"))
+        jitter = np.random.default_rng([int(drawn.size * 1e9), int(drawn.height * 1e9)])
+        return held_out_style(jitter, cfg.style)
     base = np.asarray(cfg.colours[int(rng.integers(len(cfg.colours)))], np.float64)
     colour = np.clip(base + rng.normal(0, cfg.colour_jitter, 3), 120, 255)
     return TileStyle(

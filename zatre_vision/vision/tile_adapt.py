@@ -268,3 +268,29 @@ def attach(classifier, adaptation: TileAdaptation | None, where: str = "tiles fi
         raise TilesError(f"{where}: made for another pip model; run zatre calibrate tiles "
                          "again")
     classifier.adaptation = adaptation
+
+
+def tiles_path(calibration: Path | str) -> Path:
+    """Where a table keeps its own tiles: beside its calibration file
+    (``calibration.json`` -> ``calibration.tiles.json``); the live service reads them
+    from there."""
+    calibration = Path(calibration)
+    return calibration.with_name(calibration.stem + ".tiles.json")
+
+
+def load_beside(calibration: Path | str | None) -> TileAdaptation | None:
+    """The table's own tiles stored beside ``calibration``, or None when there are none
+    (or the file cannot be used: the base model then reads, and a line on standard
+    error says why)."""
+    if not calibration:
+        return None
+    path = tiles_path(calibration)
+    if not path.is_file():
+        return None
+    try:
+        return TileAdaptation.load(path)
+    except TilesError as exc:
+        import sys
+
+        print(f"zatre: {exc}; reading with the base model", file=sys.stderr)
+        return None
