@@ -20,6 +20,7 @@ import numpy as np
 
 from ..vision.cell_evidence import bare_board
 from ..vision.cells import crops, model_maps, normalise, rectify_board
+from ..vision.classify import softmax
 from ..vision.geometry import CELL_NAMES, IS_LIGHT, reading_key
 from ..vision.read_result import ReadResult
 from ..vision.tile_adapt import Samples, TileAdaptation, attach, cell_samples, model_identity
@@ -235,11 +236,9 @@ def folds(photos: list[CalibrationPhoto]) -> list[list[np.ndarray]]:
 def log_loss(samples: Samples, head: TileAdaptation | None) -> float:
     """Mean negative log-probability of the true class over ``samples`` (the base
     network's with ``head`` None)."""
-    z = samples.logits if head is None else head.logits(samples.logits, samples.features,
-                                                        samples.cells)
-    z = z - z.max(axis=1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-    return float(-logp[np.arange(len(samples)), samples.labels].mean())
+    p = (softmax(samples.logits) if head is None
+         else head.probabilities(samples.logits, samples.features, samples.cells))
+    return float(-np.log(p[np.arange(len(samples)), samples.labels] + 1e-12).mean())
 
 
 def held_back_check(reader, photos: list[CalibrationPhoto]) -> dict:

@@ -2,10 +2,14 @@
 that corrects the base network's logits for one set of tiles (``zatre calibrate
 tiles``).
 
-The adapted logits are the base logits plus a linear function of the standardised
-features (and the cell kind): ``z = logits + x W + b``, with the "occluded" column left
-as the base network has it (calibration photos show no hands to learn it from). The head
-is fitted by gradient descent on the cross-entropy of cells whose contents are known,
+The head tells the six tile values apart: their adapted logits are the base logits plus
+a linear function of the standardised features (and the cell kind), ``z = logits[1:7]
++ x W + b``; the base network's probabilities of "empty" and "occluded" are kept, and
+its probability of "a tile" is shared among the values as the head says. Whether a tile
+is there is what the base network reads well on any set; which value it shows is what
+another maker's pips change (a head that also re-learnt "empty" read bare light cells
+of a new photo as fours, sure of it). The head is fitted by gradient descent on the
+cross-entropy of the tiles of cells whose contents are known,
 each crop seen in the eight turns and mirrors of a square and moved a pixel (the network
 was trained so too), with a ridge penalty that keeps it near the base model where the
 photos say nothing. No torch: a few thousand crops and a 97 x 8 matrix, well under a
@@ -30,9 +34,11 @@ import cv2
 import numpy as np
 
 from .cells import moved_crops, oriented
-from .classify import CLASSES, OCCLUDED, softmax
+from .classify import CLASSES, softmax
 from .geometry import IS_LIGHT
 
+#: the classes the head tells apart: the six tile values
+TILES = slice(1, 7)
 FORMAT = "zatre-tiles"
 VERSION = 1
 #: ridge penalty on the head's weights (standardised features, mean loss per crop).
@@ -81,7 +87,9 @@ class Samples:
 
     def subset(self, keep: np.ndarray) -> Samples:
         """The rows of the cells ``keep`` (a mask over ``CELL_NAMES``)."""
-        rows = keep[self.cells]
+        return self.subset_rows(keep[self.cells])
+
+    def subset_rows(self, rows: np.ndarray) -> Samples:
         return Samples(self.logits[rows], self.features[rows], self.labels[rows],
                        self.cells[rows])
 
@@ -126,49 +134,54 @@ class TileAdaptation:
     model: dict = field(default_factory=dict)
 
     # -- the hook --------------------------------------------------------------------
-    def logits(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
+    def tile_logits(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
+        """(N, 6) adapted logits of the six tile values (1..6)."""
         delta = _design(features, cells, self.mean, self.scale) @ self.weights + self.bias
-        delta[:, OCCLUDED] = 0.0
-        return logits + delta
+        return logits[:, TILES] + delta
 
     def probabilities(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
         """(N, 8) class probabilities of crops from the base ``logits`` and
-        ``features`` of the cells ``cells``."""
+        ``features`` of the cells ``cells``: the base network's "empty" and "occluded",
+        and its "a tile" shared among the six values as the head says."""
         if cells is None:
             raise ValueError("an adaptation needs the cell of every crop")
-        return softmax(self.logits(logits, features, cells))
+        base = softmax(logits)
+        out = base.copy()
+        out[:, TILES] = base[:, TILES].sum(axis=1, keepdims=True) * softmax(
+            self.tile_logits(logits, features, cells))
+        return out
 
     # -- fitting ---------------------------------------------------------------------
     @classmethod
     def fit(cls, samples: Samples, ridge: float | None = None, steps: int | None = None,
             step_size: float | None = None) -> TileAdaptation:
-        """The head that best corrects the base logits of ``samples`` (each class's
-        crops weighted alike in total, so that a few tiles of one value count)."""
-        if len(samples) == 0:
-            raise ValueError("no calibration crops to fit on")
+        """The head that best tells the tile values of ``samples`` apart, as a
+        correction of the base logits (each value's crops weighted alike in total, so
+        that a few tiles of one value count). Empty cells teach it nothing: whether a
+        tile is there stays the base network's call."""
         ridge = RIDGE if ridge is None else ridge
         steps = STEPS if steps is None else steps
         step_size = STEP_SIZE if step_size is None else step_size
-        mean = samples.features.mean(axis=0)
-        scale = samples.features.std(axis=0) + 1e-3
-        x = _design(samples.features, samples.cells, mean, scale)
+        tiles = samples.subset_rows(samples.labels > 0)
+        if len(tiles) == 0:
+            raise ValueError("no tile among the calibration cells")
+        mean = tiles.features.mean(axis=0)
+        scale = tiles.features.std(axis=0) + 1e-3
+        x = _design(tiles.features, tiles.cells, mean, scale)
         n, d = x.shape
-        k = len(CLASSES)
+        k = len(TILES)
+        labels = tiles.labels - 1
         y = np.zeros((n, k))
-        y[np.arange(n), samples.labels] = 1.0
-        counts = np.bincount(samples.labels, minlength=k).astype(np.float64)
-        present = counts > 0
-        w_class = np.where(present, 1.0 / np.maximum(counts, 1), 0.0)
-        w = w_class[samples.labels]
+        y[np.arange(n), labels] = 1.0
+        counts = np.bincount(labels, minlength=k).astype(np.float64)
+        w = (1.0 / np.maximum(counts, 1))[labels]
         w = w / w.sum()
-        free = np.ones(k)
-        free[OCCLUDED] = 0.0
+        base = tiles.logits[:, TILES]
         weights, bias = np.zeros((d, k)), np.zeros(k)
         m_w, v_w, m_b, v_b = (np.zeros((d, k)), np.zeros((d, k)), np.zeros(k), np.zeros(k))
         b1, b2 = 0.9, 0.999
         for t in range(1, steps + 1):
-            z = samples.logits + (x @ weights + bias) * free
-            g = (softmax(z) - y) * w[:, None] * free
+            g = (softmax(base + x @ weights + bias) - y) * w[:, None]
             g_w = x.T @ g + 2 * ridge * weights
             g_b = g.sum(axis=0)
             m_w = b1 * m_w + (1 - b1) * g_w
@@ -202,7 +215,7 @@ class TileAdaptation:
                                                               "scale")]
             w, b, mean, scale = arrays
             c = len(mean)
-            if (w.shape != (c + 1, len(CLASSES)) or b.shape != (len(CLASSES),)
+            if (w.shape != (c + 1, len(TILES)) or b.shape != (len(TILES),)
                     or scale.shape != (c,) or not all(np.isfinite(a).all() for a in arrays)
                     or (scale <= 0).any()):
                 raise TilesError(f"{where}: the tiles file's head is damaged")
