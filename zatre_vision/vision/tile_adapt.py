@@ -39,6 +39,7 @@ from .geometry import IS_LIGHT
 
 #: the classes the head tells apart: the six tile values
 TILES = slice(1, 7)
+N_TILES = 6
 FORMAT = "zatre-tiles"
 VERSION = 1
 #: ridge penalty on the head's weights (standardised features, mean loss per crop).
@@ -169,7 +170,7 @@ class TileAdaptation:
         scale = tiles.features.std(axis=0) + 1e-3
         x = _design(tiles.features, tiles.cells, mean, scale)
         n, d = x.shape
-        k = len(TILES)
+        k = N_TILES
         labels = tiles.labels - 1
         y = np.zeros((n, k))
         y[np.arange(n), labels] = 1.0
@@ -215,7 +216,7 @@ class TileAdaptation:
                                                               "scale")]
             w, b, mean, scale = arrays
             c = len(mean)
-            if (w.shape != (c + 1, len(TILES)) or b.shape != (len(TILES),)
+            if (w.shape != (c + 1, N_TILES) or b.shape != (N_TILES,)
                     or scale.shape != (c,) or not all(np.isfinite(a).all() for a in arrays)
                     or (scale <= 0).any()):
                 raise TilesError(f"{where}: the tiles file's head is damaged")
