@@ -48,7 +48,7 @@ def suggested_layout(photo: int = 0) -> dict[str, int]:
     """Where to lay the tiles for calibration photo number ``photo`` (0, 1, ...): every
     value LAYOUT_DARK_EACH times on dark cells and LAYOUT_LIGHT_EACH times on light x2
     cells, the rest of the board empty (the empty cells are learnt too); another
-    photo, other cells. 90 tiles: one set of Zatre has 108."""
+    photo, other cells. 90 tiles, fewer than one set holds."""
     rng = np.random.default_rng([5150, photo])
     light = np.flatnonzero(IS_LIGHT)
     dark = np.flatnonzero(~IS_LIGHT)
