@@ -2,18 +2,15 @@
 that corrects the base network's logits for one set of tiles (``zatre calibrate
 tiles``).
 
-The head tells the six tile values apart: their adapted logits are the base logits plus
-a linear function of the standardised features (and the cell kind), ``z = logits[1:7]
-+ x W + b``; the base network's probabilities of "empty" and "occluded" are kept, and
-its probability of "a tile" is shared among the values as the head says. Whether a tile
-is there is what the base network reads well on any set; which value it shows is what
-another maker's pips change (a head that also re-learnt "empty" read bare light cells
-of a new photo as fours, sure of it). The head is fitted by gradient descent on the
-cross-entropy of the tiles of cells whose contents are known,
-each crop seen in the eight turns and mirrors of a square and moved a pixel (the network
-was trained so too), with a ridge penalty that keeps it near the base model where the
-photos say nothing. No torch: a few thousand crops and a 97 x 8 matrix, well under a
-minute on a Pi 4.
+The adapted logits of empty and the six values are the base logits plus a linear
+function of the standardised features (and the cell kind), ``z = logits[:7] + x W +
+b``; "occluded" keeps the base logit (calibration photos show no hands to learn it
+from), and where the head and the base network disagree on whether a tile is there the
+cell is left unsure (``ABSENT_PRESENT``). The head is fitted by gradient descent on the
+cross-entropy of cells whose contents are known, each crop seen in the eight turns and
+mirrors of a square, moved a pixel, blurred, and brighter or darker (``cell_samples``),
+with a ridge penalty that keeps it near the base model where the photos say nothing. No
+torch: a few thousand crops and a 97 x 7 matrix, seconds on one core.
 
 ``TileAdaptation.probabilities`` is the hook the reader uses: the classifier
 (``classify.PipClassifier.adaptation``) hands it each crop's logits and features, and
@@ -34,12 +31,20 @@ import cv2
 import numpy as np
 
 from .cells import moved_crops, oriented
-from .classify import CLASSES, softmax
+from .classify import CLASSES, OCCLUDED, softmax
 from .geometry import IS_LIGHT
 
-#: the classes the head tells apart: the six tile values
-TILES = slice(1, 7)
-N_TILES = 6
+#: ABSENT_PRESENT: the head decides which value a tile shows, and whether a cell the base
+#: network calls occluded holds a tile; it does not alone overturn the base network's
+#: "empty" or "a tile". On a square-pips photo a head fitted on two calibration photos
+#: read a bare light x2 cell as a four, sure of it (the base network: empty, 0.76);
+#: where the two disagree so, the cell is left uncertain.
+ABSENT_PRESENT = "mean of the two readings"
+#: the classes the head tells apart: empty and the six tile values (not "occluded":
+#: calibration photos show no hands to learn it from)
+TILES = slice(0, 7)
+TILE_VALUES = slice(1, 7)
+N_TILES = 7
 FORMAT = "zatre-tiles"
 VERSION = 1
 #: ridge penalty on the head's weights (standardised features, mean loss per crop).
@@ -56,6 +61,9 @@ SAMPLE_SHIFTS = np.array([(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1,
 #: 20 a cell): the calibration photos are sharp, a camera further away or out of focus
 #: is not (the network's training blurs a share of its crops alike)
 SAMPLE_BLURS = (0.8, 1.3)
+#: ... and with its brightness scaled by each of these: the reader divides a board by
+#: its bright level, which a board with fewer tiles, or glare, sets otherwise
+SAMPLE_GAINS = (0.88, 1.12)
 
 
 class TilesError(Exception):
@@ -102,9 +110,11 @@ def cell_samples(classifier, board: np.ndarray, cells: np.ndarray, labels: np.nd
     of SAMPLE_SHIFTS, read by the base network (``classifier.outputs``)."""
     cells = np.asarray(cells, np.intp)
     shown = []
-    for blur in (0.0, *SAMPLE_BLURS):
+    variants = [(0.0, 1.0)] + [(b, 1.0) for b in SAMPLE_BLURS] + [(0.0, g)
+                                                                   for g in SAMPLE_GAINS]
+    for blur, gain in variants:
         b = board if blur == 0 else cv2.GaussianBlur(board, (0, 0), blur)
-        moved = moved_crops(b, cells, SAMPLE_SHIFTS)
+        moved = moved_crops(b * np.float32(gain), cells, SAMPLE_SHIFTS)
         shown += [oriented(m, k) for k, m in enumerate(moved)]
     index = np.tile(cells, len(shown))
     logits, features = classifier.outputs(np.concatenate(shown), index)
@@ -136,53 +146,64 @@ class TileAdaptation:
 
     # -- the hook --------------------------------------------------------------------
     def tile_logits(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
-        """(N, 6) adapted logits of the six tile values (1..6)."""
+        """(N, 7) adapted logits of empty and the six tile values."""
         delta = _design(features, cells, self.mean, self.scale) @ self.weights + self.bias
         return logits[:, TILES] + delta
 
     def probabilities(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
         """(N, 8) class probabilities of crops from the base ``logits`` and
-        ``features`` of the cells ``cells``: the base network's "empty" and "occluded",
-        and its "a tile" shared among the six values as the head says."""
+        ``features`` of the cells ``cells``: the adapted logits of empty and the six
+        values, the base logit of "occluded". Where the head and the base network
+        disagree on whether a tile is there (one reads empty, the other a value; for
+        the base network: half its probability or more on empty, or on the values), the
+        mean of their two readings: unsure, so the reader leaves the cell uncertain
+        (ABSENT_PRESENT)."""
         if cells is None:
             raise ValueError("an adaptation needs the cell of every crop")
+        z = logits.copy()
+        z[:, TILES] = self.tile_logits(logits, features, cells)
+        adapted = softmax(z)
         base = softmax(logits)
-        out = base.copy()
-        out[:, TILES] = base[:, TILES].sum(axis=1, keepdims=True) * softmax(
-            self.tile_logits(logits, features, cells))
-        return out
+        a = adapted.argmax(axis=1)
+        tile_a = (a > 0) & (a < OCCLUDED)
+        disagree = (((base[:, 0] >= 0.5) & tile_a)
+                    | ((base[:, TILE_VALUES].sum(axis=1) >= 0.5) & (a == 0)))
+        adapted[disagree] = (base[disagree] + adapted[disagree]) / 2
+        return adapted
 
     # -- fitting ---------------------------------------------------------------------
     @classmethod
     def fit(cls, samples: Samples, ridge: float | None = None, steps: int | None = None,
             step_size: float | None = None) -> TileAdaptation:
-        """The head that best tells the tile values of ``samples`` apart, as a
-        correction of the base logits (each value's crops weighted alike in total, so
-        that a few tiles of one value count). Empty cells teach it nothing: whether a
-        tile is there stays the base network's call."""
+        """The head that best tells the classes of ``samples`` apart, as a correction
+        of the base logits (each class's crops weighted alike in total, so that a few
+        tiles of one value count)."""
         ridge = RIDGE if ridge is None else ridge
         steps = STEPS if steps is None else steps
         step_size = STEP_SIZE if step_size is None else step_size
-        tiles = samples.subset_rows(samples.labels > 0)
+        tiles = samples
         if len(tiles) == 0:
-            raise ValueError("no tile among the calibration cells")
+            raise ValueError("no calibration cell to learn from")
         mean = tiles.features.mean(axis=0)
         scale = tiles.features.std(axis=0) + 1e-3
         x = _design(tiles.features, tiles.cells, mean, scale)
         n, d = x.shape
         k = N_TILES
-        labels = tiles.labels - 1
+        labels = tiles.labels
         y = np.zeros((n, k))
         y[np.arange(n), labels] = 1.0
         counts = np.bincount(labels, minlength=k).astype(np.float64)
-        w = (1.0 / np.maximum(counts, 1))[labels]
+        w = (1.0 / np.maximum(counts, 1))[labels]  # absent classes have no rows
         w = w / w.sum()
-        base = tiles.logits[:, TILES]
+        base = tiles.logits
         weights, bias = np.zeros((d, k)), np.zeros(k)
         m_w, v_w, m_b, v_b = (np.zeros((d, k)), np.zeros((d, k)), np.zeros(k), np.zeros(k))
         b1, b2 = 0.9, 0.999
+        y = np.hstack([y, np.zeros((n, base.shape[1] - k))])
+        z = base.copy()
         for t in range(1, steps + 1):
-            g = (softmax(base + x @ weights + bias) - y) * w[:, None]
+            z[:, TILES] = base[:, TILES] + x @ weights + bias
+            g = ((softmax(z) - y) * w[:, None])[:, TILES]
             g_w = x.T @ g + 2 * ridge * weights
             g_b = g.sum(axis=0)
             m_w = b1 * m_w + (1 - b1) * g_w
