@@ -140,7 +140,18 @@ def test_the_truth_of_another_photo_is_refused(tiles_set, tmp_path):
     (tmp_path / "t.json").write_text(json.dumps(swapped))
     res = run("calibrate", "tiles", str(a), str(b), "--truth", str(tmp_path / "t.json"),
               "--out", str(tmp_path / "x.json"))
-    _fails(res, "does not fit the photo")
+    line = _fails(res, a.name)
+    assert "plainly empty" in line or "does not fit the photo" in line
+
+
+def test_a_truth_that_most_cells_contradict_is_refused(tiles_set, tmp_path):
+    """No tile listed on a photo full of them: no listed cell is plainly empty, but
+    every cell holding a tile contradicts the truth."""
+    a = tiles_set["paths"][0]
+    (tmp_path / "t.json").write_text(json.dumps({a.name: {"cells": {}}}))
+    res = run("calibrate", "tiles", str(a), "--truth", str(tmp_path / "t.json"),
+              "--out", str(tmp_path / "x.json"))
+    _fails(res, a.name, "does not fit the photo")
 
 
 @pytest.mark.parametrize("truth, words", [

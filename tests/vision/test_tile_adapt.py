@@ -32,8 +32,10 @@ def test_the_head_corrects_the_values_and_leaves_empty_and_occluded_alone():
     head = TileAdaptation.fit(train)
     p = head.probabilities(test.logits, test.features, test.cells)
     assert (p.argmax(axis=1) == test.labels).mean() > 0.99
-    base = softmax(test.logits)
-    assert np.allclose(p[:, [0, OCCLUDED]], base[:, [0, OCCLUDED]])
+    # "occluded" keeps the base logit: its odds against each class are the base's
+    # occluded logit against the adapted one
+    z = head.tile_logits(test.logits, test.features, test.cells)
+    assert np.allclose(np.log(p[:, OCCLUDED] / p[:, 0]), test.logits[:, OCCLUDED] - z[:, 0])
     assert np.allclose(p.sum(axis=1), 1.0)
 
 
