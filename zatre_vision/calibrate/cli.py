@@ -1,4 +1,4 @@
-"""``zatre calibrate target|lens|board|exposure`` (registered by ``zatre_vision.cli``)."""
+"""``zatre calibrate target|lens|board|exposure|tiles`` (registered by ``zatre_vision.cli``)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def _calibration_out(out: str | None, config_file: str | None) -> Path:
 
 @click.group()
 def calibrate() -> None:
-    """Set up a fixed camera: lens target and lens, board registration, exposure lock."""
+    """Set up a fixed camera: lens target and lens, board registration, exposure lock;
+    and learn the table's own tiles."""
 
 
 @calibrate.command()
