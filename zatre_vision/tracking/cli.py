@@ -34,7 +34,8 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
 
     if not folder.strip():
         raise InputError("DIR is empty: name the folder of a recording")
-    reader = LiveBoardReader(_reader(model, calibration, markers, tiles))
+    reader = LiveBoardReader(_reader(model, calibration, markers, tiles) if tiles
+                             else _reader(model, calibration, markers))
     try:
         result = replay_folder(folder, reader, progress=progress)
     except SourceError as exc:
