@@ -194,3 +194,23 @@ def test_replay_reads_a_recording_with_the_tiles_file(tiles_set, tmp_path):
                   str(tmp_path / "rec"))
     assert base.exit_code == 0 and adapted.exit_code == 0, adapted.output
     assert list(json.loads(adapted.stdout)) == list(json.loads(base.stdout))
+
+
+def test_the_live_service_reads_with_the_tiles_beside_its_calibration(tiles_set, tmp_path):
+    """`zatre serve`'s camera service: a tiles file saved as calibration.tiles.json
+    beside the table's calibration is used by the live reader; without it, the base
+    model."""
+    import shutil
+
+    from zatre_vision.tracking.sources import camera_service
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    shutil.copy(tiles_set["new"], folder / "000001.jpg")
+    cal = tmp_path / "calibration.json"
+    service = camera_service(None, str(folder), calibration=str(cal))
+    assert service.reader_factory().reader.classifier.adaptation is None
+    shutil.copy(tiles_set["tiles"], tmp_path / "calibration.tiles.json")
+    live = camera_service(None, str(folder), calibration=str(cal)).reader_factory()
+    assert live.reader.classifier.adaptation is not None
+    assert live.reader.classifier.adaptation.adapted
