@@ -328,6 +328,35 @@ def bench_camera(out: str, fps: float, seconds: float) -> None:
     click.echo(f"results written to {out}", err=True)
 
 
+@bench.command("adapt")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/adapt.json", show_default=True)
+@click.option("--test-photos", type=click.IntRange(1, 500), default=24, show_default=True,
+              help="Test photos per tile style.")
+@click.option("--styles", default=None,
+              help="Comma-separated held-out tile styles (default: the benchmark's).")
+def bench_adapt(out: str, test_photos: int, styles: str | None) -> None:
+    """The reader on held-out tile sets, before and after `zatre calibrate tiles`."""
+    import cv2
+
+    from .bench.adapt_bench import STYLES, run_adapt_benchmark
+    from .synth.tiles import HELD_OUT_STYLES
+    from .vision.cli import _reader
+
+    check_output_file(out)
+    names = tuple(s.strip() for s in styles.split(",")) if styles else STYLES
+    unknown = [s for s in names if s not in HELD_OUT_STYLES]
+    if unknown or not names:
+        raise InputError(f"--styles: unknown tile style {unknown[0] if unknown else ''!r} "
+                         f"(known: {', '.join(HELD_OUT_STYLES)})")
+    cv2.setNumThreads(1)
+    result = run_adapt_benchmark(_reader(None, None, False), names, test=test_photos)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"], indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
 @bench.command("startup")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/startup.json", show_default=True)

@@ -240,3 +240,18 @@ def test_cli_photos_writes_pairs(tmp_path):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "000001.jpg", "000001.json", "000002.jpg", "000002.json"]
+
+
+def test_held_out_tile_styles_differ_from_training_and_are_named():
+    from zatre_vision.synth.tiles import HELD_OUT_STYLES, sample_style
+
+    assert len(HELD_OUT_STYLES) >= 5
+    rng = np.random.default_rng(0)
+    train = TileSprites(sample_style(rng, SynthConfig().tiles), 64).face(5, 0)
+    for name in HELD_OUT_STYLES:
+        style = sample_style(rng, SynthConfig().with_tiles(name).tiles)
+        face = TileSprites(style, 64).face(5, 0)
+        n = min(face.shape[0], train.shape[0])
+        assert np.abs(face[:n, :n] - train[:n, :n]).mean() > 5, name
+    with pytest.raises(ValueError, match="unknown tile style"):
+        sample_style(rng, SynthConfig().with_tiles("no-such-set").tiles)

@@ -37,6 +37,9 @@ def test_quick_training_exports_a_usable_model(tmp_path):
     clf = PipClassifier(out)
     p = clf.probabilities(np.zeros((5, 24, 24), np.float32), np.arange(5))
     assert p.shape == (5, 8)
+    # a retrain keeps the features output that `zatre calibrate tiles` fits on
+    assert clf.has_features and "features" in card["outputs"]
+    assert clf.outputs(np.zeros((5, 24, 24), np.float32), np.arange(5))[1].shape[0] == 5
     # the board finder: a model that loads and maps a frame of any size
     board_card = json.loads((tmp_path / "board.onnx.json").read_text())
     assert board_card["training"]["data_seed"] != 9001

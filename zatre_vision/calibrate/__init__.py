@@ -6,7 +6,10 @@
 - ``board``: automatic board registration, with a preview of the corners found (the
   dashboard's Calibration page shows it for confirmation);
 - ``exposure``: lets the Pi camera's auto exposure and white balance settle, then
-  locks them.
+  locks them;
+- ``tiles``: learns the table's own tiles from photos whose contents are known
+  (``tiles.py``; the head itself is ``vision/tile_adapt.py``), kept in a file of its
+  own (the live service reads ``calibration.tiles.json`` beside the calibration).
 
 Everything goes into one calibration file (``camera.calibration`` in the settings),
 which ``zatre read --calibration`` and the live service use. The board and lens part

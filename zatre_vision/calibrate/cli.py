@@ -1,4 +1,4 @@
-"""``zatre calibrate target|lens|board|exposure`` (registered by ``zatre_vision.cli``)."""
+"""``zatre calibrate target|lens|board|exposure|tiles`` (registered by ``zatre_vision.cli``)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def _calibration_out(out: str | None, config_file: str | None) -> Path:
 
 @click.group()
 def calibrate() -> None:
-    """Set up a fixed camera: lens target and lens, board registration, exposure lock."""
+    """Set up a fixed camera: lens target and lens, board registration, exposure lock;
+    and learn the table's own tiles."""
 
 
 @calibrate.command()
@@ -208,3 +209,45 @@ def exposure(out: str | None, settle: float, unlock: bool, config_file: str | No
     if not settled:
         click.echo("auto exposure was still moving: the light may flicker; locked anyway",
                    err=True)
+
+
+@calibrate.command()
+@click.argument("images", nargs=-1, required=True, metavar="IMAGE...")
+@click.option("--truth", "truth_file", required=True, type=click.Path(dir_okay=False),
+              help='What each photo shows: {"tiles-1.jpg": {"cells": {"H8": 5, ...}, '
+                   '"ignore": [...]}, ...}; cells not listed are empty.')
+@click.option("--out", required=True, type=click.Path(dir_okay=False, writable=True),
+              help="The tiles file to write (zatre read --tiles FILE).")
+@click.option("--model", type=click.Path(dir_okay=False), default=None,
+              help="ONNX pip classifier (default: models/pips.onnx).")
+def tiles(images: tuple[str, ...], truth_file: str, out: str, model: str | None) -> None:
+    """Learn this table's own tiles from photos whose contents are known."""
+    import cv2
+
+    from ..cli import read_json_file
+    from ..errors import check_output_file
+    from ..vision.cli import _reader, load_image
+    from ..vision.tile_adapt import TilesError
+    from .tiles import TruthError, calibrate_tiles, load_photo, parse_truth
+
+    check_output_file(out)
+    for path in images:
+        if not path or not Path(path).exists():
+            raise InputError(f"{path or 'an image path'}: no such file")
+    if len({Path(p).name for p in images}) != len(images):
+        raise InputError("two images have the same file name: the truth could not tell "
+                         "them apart")
+    cv2.setNumThreads(1)
+    try:
+        truths = parse_truth(read_json_file(truth_file), list(images), truth_file)
+        reader = _reader(model, None, False)
+        photos = [load_photo(reader, load_image(p), Path(p).name, truths[p]) for p in images]
+        head, summary = calibrate_tiles(reader, photos)
+        head.save(out)
+    except (TruthError, TilesError) as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write the tiles file ({exc.strerror})") from None
+    click.echo(json.dumps(summary))
+    if not summary["adapted"]:
+        click.echo(f"zatre: {summary['note']}", err=True)

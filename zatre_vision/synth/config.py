@@ -68,6 +68,9 @@ class TileConfig:
     offset: Range = (-0.06, 0.06)          # shift within the cell, in cells
     pip_radius: Range = (0.075, 0.095)     # fraction of the side
     pip_colours: tuple[tuple[int, int, int], ...] = ((30, 28, 28), (40, 30, 25), (25, 25, 60))
+    #: "training": the ranges above; else the name of a held-out tile set
+    #: (``tiles.HELD_OUT_STYLES``) drawn on every photo instead
+    style: str = "training"
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,11 @@ class SynthConfig:
     table: TableConfig = field(default_factory=TableConfig)
     scene: SceneConfig = field(default_factory=SceneConfig)
     cell_mm: float = 25.0
+
+    def with_tiles(self, style: str) -> SynthConfig:
+        """This configuration with every tile drawn in the held-out set ``style``
+        (``tiles.HELD_OUT_STYLES``; "training" for the training ranges)."""
+        return replace(self, tiles=replace(self.tiles, style=style))
 
     @classmethod
     def wide(cls) -> SynthConfig:

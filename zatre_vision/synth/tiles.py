@@ -4,11 +4,17 @@ A tile's pose is its value, a quarter-turn ``k`` (0..3, counter-clockwise as see
 above; it matters for 2, 3 and 6), a small extra angle and an offset within its cell.
 The top face is shifted by parallax (the tile has a height), the sides are filled as the
 hull between foot and top, and the shadow is accumulated into a separate mask.
+
+``HELD_OUT_STYLES`` are tile sets of other makers that training never shows (other pip
+spacing, size, shape and finish, coloured pips, warmer or greyer bodies, other tile
+sizes and thickness): ``TileConfig(style=NAME)`` renders every photo with one of them,
+so that adapting the reader to a table's own set (``vision/tile_adapt.py``) is
+measured on tiles the base model never saw.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -49,9 +55,75 @@ class TileStyle:
     height: float         # thickness in cells
     pip_radius: float
     pip_colour: tuple[int, int, int]
+    #: how far the pips sit from the middle (the training sets: 0.82 of the standard
+    #: layout's spread)
+    pip_spacing: float = 0.82
+    #: "round", "square" or "ring" (a printed outline)
+    pip_shape: str = "round"
+    #: "flat" (filled, as in training) or "hollow" (drilled: a dark rim on the lit
+    #: side, a bright lip opposite)
+    pip_finish: str = "flat"
+    #: a colour per value (1..6, BGR) instead of ``pip_colour``: coloured pips
+    value_colours: tuple[tuple[int, int, int], ...] | None = None
+
+
+def _held_out(colour, size, radius, height, pip_radius, pip_colour, spacing, shape="round",
+              finish="flat", value_colours=None, ceramic=False) -> dict:
+    return dict(colour=colour, ceramic=ceramic, size=size, radius=radius, height=height,
+                pip_radius=pip_radius, pip_colour=pip_colour, pip_spacing=spacing,
+                pip_shape=shape, pip_finish=finish, value_colours=value_colours)
+
+
+#: Named tile sets the base model never saw (no training range covers them): the body
+#: colour (BGR), size and thickness in cells, pip radius (fraction of the side),
+#: spacing, shape and finish. ``held_out_style`` jitters each a little per photo.
+HELD_OUT_STYLES: dict[str, dict] = {
+    # warm yellowed bone, big drilled brown pips spread to the edges, thick tiles
+    "bone-hollow": _held_out((150, 198, 228), 0.86, 0.18, 0.32, 0.12, (35, 50, 75), 0.98,
+                             finish="hollow"),
+    # grey plastic club set: small flat black pips close together, small thin tiles
+    "grey-small": _held_out((182, 186, 184), 0.76, 0.10, 0.11, 0.06, (20, 20, 20), 0.62),
+    # ivory tiles with a pale colour for each value (as some domino sets), printed flat:
+    # in grey the pips are faint
+    "coloured": _held_out((222, 236, 244), 0.84, 0.12, 0.2, 0.1, (0, 0, 0), 0.82,
+                          value_colours=((40, 190, 230), (200, 160, 90), (120, 200, 120),
+                                         (190, 140, 200), (110, 170, 240), (170, 190, 80))),
+    # cream, big square printed pips packed close, large tiles with sharp corners
+    "square-pips": _held_out((200, 226, 238), 0.92, 0.05, 0.22, 0.13, (45, 35, 30), 0.66,
+                             shape="square", ceramic=True),
+    # bright white, tiny dark blue pips spread to the corners, thin tiles
+    "tiny-wide": _held_out((240, 242, 240), 0.82, 0.12, 0.12, 0.055, (90, 30, 20), 1.0),
+    # white tiles with thin printed rings (outlined pips) in blue, spread wide
+    "ring-pips": _held_out((236, 238, 238), 0.84, 0.14, 0.18, 0.1, (150, 70, 30), 0.95,
+                           shape="ring"),
+}
+
+
+def held_out_style(rng: np.random.Generator, name: str) -> TileStyle:
+    """The held-out tile set ``name`` (``HELD_OUT_STYLES``), jittered a little (by
+    ``rng``): the same set under another lamp and camera is never exactly the same
+    pixels."""
+    if name not in HELD_OUT_STYLES:
+        raise ValueError(f"unknown tile style {name!r} (known: {', '.join(HELD_OUT_STYLES)})")
+    d = dict(HELD_OUT_STYLES[name])
+    colour = np.clip(np.asarray(d["colour"], np.float64) + rng.normal(0, 3.0, 3), 60, 255)
+    d["colour"] = tuple(float(c) for c in colour)
+    d["size"] = float(d["size"] * rng.uniform(0.98, 1.02))
+    d["pip_radius"] = float(d["pip_radius"] * rng.uniform(0.95, 1.05))
+    return TileStyle(**d)
 
 
 def sample_style(rng: np.random.Generator, cfg: TileConfig) -> TileStyle:
+    """A tile style of the training ranges, or with ``cfg.style`` the named held-out
+    set. Either takes the same draws from ``rng``, so a photo of a held-out set shows
+    the same camera, light, board and sensor as with the training tiles."""
+    if cfg.style != "training":
+        if cfg.style not in HELD_OUT_STYLES:
+            raise ValueError(f"unknown tile style {cfg.style!r} "
+                             f"(known: {', '.join(HELD_OUT_STYLES)})")
+        drawn = sample_style(rng, replace(cfg, style="training"))
+        jitter = np.random.default_rng([int(drawn.size * 1e9), int(drawn.height * 1e9)])
+        return held_out_style(jitter, cfg.style)
     base = np.asarray(cfg.colours[int(rng.integers(len(cfg.colours)))], np.float64)
     colour = np.clip(base + rng.normal(0, cfg.colour_jitter, 3), 120, 255)
     return TileStyle(
@@ -111,23 +183,46 @@ class TileSprites:
         if value not in self._pip_masks:
             m, c, half = self._m, self._c, self._half
             mask = np.zeros((m, m), np.float32)
-            rad = self.style.pip_radius * 2 * half
+            st = self.style
+            rad = st.pip_radius * 2 * half
             for x, y in PIPS[value]:
-                centre = (int(round((c + x * half * 0.82) * 16)),
-                          int(round((c + y * half * 0.82) * 16)))
-                cv2.circle(mask, centre, int(round(rad * 16)), 1.0, -1, cv2.LINE_AA, 4)
+                cx, cy = c + x * half * st.pip_spacing, c + y * half * st.pip_spacing
+                centre = (int(round(cx * 16)), int(round(cy * 16)))
+                if st.pip_shape == "square":
+                    h = rad * 0.9
+                    sq = np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h],
+                                   [cx - h, cy + h]])
+                    cv2.fillConvexPoly(mask, np.round(sq * 16).astype(np.int32), 1.0,
+                                       cv2.LINE_AA, 4)
+                elif st.pip_shape == "ring":
+                    thick = max(1, int(round(rad * 0.3)))
+                    cv2.circle(mask, centre, int(round((rad - thick / 2) * 16)), 1.0, thick,
+                               cv2.LINE_AA, 4)
+                else:
+                    cv2.circle(mask, centre, int(round(rad * 16)), 1.0, -1, cv2.LINE_AA, 4)
             n = self.n
             self._pip_masks[value] = cv2.resize(mask, (n, n), interpolation=cv2.INTER_AREA)
         return self._pip_masks[value]
+
+    def _pip_colour(self, value: int) -> np.ndarray:
+        st = self.style
+        colour = st.value_colours[value - 1] if st.value_colours else st.pip_colour
+        return np.asarray(colour, np.float32)
 
     def face(self, value: int, quarter: int) -> np.ndarray:
         """BGR float32 top face for ``value`` turned by ``quarter`` quarter turns."""
         key = (value, quarter % 4)
         if key not in self._cache:
             pm = np.rot90(self._pip_mask(value), quarter % 4)[:, :, None]
-            pip = np.asarray(self.style.pip_colour, np.float32)
-            # pips are hollows: a darker rim on the lit side
+            pip = self._pip_colour(value)
             face = self._body * (1 - pm) + pip * pm
+            if self.style.pip_finish == "hollow":
+                # drilled pips, light from the top left: the hollow's upper-left wall is
+                # in shadow, its lower-right lip catches the light
+                d = max(1, int(round(self.style.pip_radius * self.side_px * 0.5)))
+                lip = np.roll(pm, (d, d), axis=(0, 1)) * (1 - pm)
+                wall = pm * (1 - np.roll(pm, (d, d), axis=(0, 1)))
+                face = face * (1 + 0.25 * lip) * (1 - 0.45 * wall)
             self._cache[key] = np.ascontiguousarray(face, np.float32)
         return self._cache[key]
 

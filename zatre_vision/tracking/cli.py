@@ -17,12 +17,14 @@ from ..errors import InputError
 @click.option("--markers", is_flag=True, help="Look for ArUco corner markers first.")
 @click.option("--model", type=click.Path(dir_okay=False), default=None,
               help="ONNX pip classifier (default: models/pips.onnx).")
+@click.option("--tiles", "tiles", type=click.Path(dir_okay=False), default=None,
+              help="Read with this table's own tiles (from `zatre calibrate tiles`).")
 @click.option("--indent", type=click.IntRange(0, 8), default=None,
               help="Pretty-print the JSON with this indent.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on standard error.")
 def replay(folder: str, calibration: str | None, markers: bool, model: str | None,
-           indent: int | None, progress: bool) -> None:
+           tiles: str | None, indent: int | None, progress: bool) -> None:
     """Run DIR's frames (and meta.json, events.jsonl) through tracking, turn detection,
     rules and sheets, as the camera service would, and print the result: the `zatre
     score` output plus the frame at which each turn was committed."""
@@ -32,7 +34,8 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
 
     if not folder.strip():
         raise InputError("DIR is empty: name the folder of a recording")
-    reader = LiveBoardReader(_reader(model, calibration, markers))
+    reader = LiveBoardReader(_reader(model, calibration, markers, tiles) if tiles
+                             else _reader(model, calibration, markers))
     try:
         result = replay_folder(folder, reader, progress=progress)
     except SourceError as exc:

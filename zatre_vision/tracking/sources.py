@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -92,7 +93,9 @@ def camera_service(table, spec: str, players: Sequence[str] | None = None,
 
     ``calibration``: the calibration file (``zatre calibrate``); its board part fixes
     the grid, its locked camera controls go to the Pi camera. A missing file or one
-    without a board part yet is fine: the reader then searches every frame.
+    without a board part yet is fine: the reader then searches every frame. The table's
+    own tiles (``zatre calibrate tiles``), stored beside it
+    (``tile_adapt.tiles_path``), are read with.
 
     Raises SourceError for a source that cannot be named (not for one that is merely
     unplugged: that one is retried with back-off once the service runs)."""
@@ -105,10 +108,19 @@ def camera_service(table, spec: str, players: Sequence[str] | None = None,
     def reader():
         from ..vision.classify import DEFAULT_MODEL
         from ..vision.reader import BoardReader
+        from ..vision.tile_adapt import TilesError, load_beside
 
-        cal = files.load_board(calibration) if spec.strip() not in SYNTHETIC else None
-        return LiveBoardReader(BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1,
-                                             calibration=cal))
+        synthetic = spec.strip() in SYNTHETIC
+        cal = files.load_board(calibration) if not synthetic else None
+        tiles = load_beside(calibration) if not synthetic else None
+        try:
+            board_reader = BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1,
+                                       calibration=cal, tiles=tiles)
+        except TilesError as exc:  # made for another pip model
+            print(f"zatre: {exc}; reading with the base model", file=sys.stderr)
+            board_reader = BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1,
+                                       calibration=cal)
+        return LiveBoardReader(board_reader)
 
     # the synthetic demo paces itself; every other source is held to ``fps``
     pace = fps if fps and spec.strip() not in SYNTHETIC else None

@@ -19,6 +19,7 @@ from ..vision.cells import CROP, MARGIN, PPC
 from ..vision.classify import CLASSES, kind_input
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
+from .features_output import CARD_OUTPUTS, add_to_file
 from .model import PipNet, architecture, parameter_count
 from .seeds import TRAIN_SEED, VAL_SEED
 
@@ -117,7 +118,9 @@ def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray, kind: np.ndarray) -
 
 def export_onnx(model: nn.Module, path: Path) -> None:
     """ONNX, opset 17, any batch size; inputs ``crops`` (and ``kind`` when the network
-    takes the cell kind), output ``logits``."""
+    takes the cell kind), outputs ``logits`` and ``features`` (the penultimate layer,
+    added to the exported graph by ``features_output``: ``zatre calibrate tiles``
+    fits a table's own head on it)."""
     model.eval()
     args: tuple = (torch.zeros(193, 1, CROP, CROP),)
     names = ["crops"]
@@ -127,6 +130,7 @@ def export_onnx(model: nn.Module, path: Path) -> None:
     torch.onnx.export(model, args, str(path), input_names=names, output_names=["logits"],
                       dynamic_axes={n: {0: "n"} for n in [*names, "logits"]},
                       opset_version=17, dynamo=False)
+    add_to_file(path)
 
 
 def data_specs(cfg: TrainConfig) -> tuple[DataSpec, DataSpec]:
@@ -222,6 +226,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
                   **({"kind": "N x 1, float32: 1.0 for a light x2 cell, else 0.0"}
                      if cfg.cell_kind else {})},
         "output": "logits, softmax gives class probabilities",
+        "outputs": CARD_OUTPUTS,
         "parameters": parameter_count(model),
         "architecture": architecture(cfg.width, cfg.cell_kind),
         "training": {"config": asdict(cfg), "data_seed": cfg.seed, "validation_seed": VAL_SEED,

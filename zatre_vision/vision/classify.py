@@ -4,7 +4,10 @@ The model takes normalised grey crops, shape (N, 1, CROP, CROP), and returns one
 class scores per crop. Classes are named in the card: ``empty``, ``1`` .. ``6``,
 ``occluded``. A model with a second input, ``kind`` (N, 1), also takes each crop's printed
 cell kind (1.0 on a light x2 cell): the caller then says which cell each crop shows.
-Only onnxruntime is needed at run time.
+A model with a second output, ``features`` (the penultimate layer, see the card's
+``outputs``), can be adapted to a table's own tiles: with an ``adaptation``
+(``tile_adapt.TileAdaptation``) the class probabilities come from it, computed from the
+logits and features. Only onnxruntime and numpy are needed at run time.
 """
 
 from __future__ import annotations
@@ -77,6 +80,12 @@ class PipClassifier:
             raise ModelError(f"{self.path}: inputs {inputs} are not crops (and kind)")
         #: the model also takes each crop's cell kind (light x2 cell or not)
         self.takes_kind = len(inputs) == 2
+        outputs = [o.name for o in self.session.get_outputs()]
+        #: the model gives out its penultimate layer too (``features``)
+        self.has_features = "features" in outputs
+        #: a table's own tiles (``tile_adapt.TileAdaptation``): when set, it turns each
+        #: crop's logits and features into the class probabilities
+        self.adaptation = None
         s = self.card.input_size
         self.probabilities(np.zeros((193, s, s), np.float32), np.arange(193))  # warm-up
 
@@ -84,17 +93,34 @@ class PipClassifier:
                       ) -> np.ndarray:
         """(N, 8) class probabilities for (N, S, S) normalised crops of the cells
         ``cells`` (N indices in ``CELL_NAMES`` order; needed when the model takes the
-        cell kind)."""
+        cell kind). With an ``adaptation``, its probabilities."""
+        if self.adaptation is not None:
+            logits, features = self.outputs(crops, cells)
+            return self.adaptation.probabilities(logits, features, cells)
+        return softmax(self._run(crops, cells, ["logits"])[0].astype(np.float64))
+
+    def outputs(self, crops: np.ndarray, cells: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The base network's (N, 8) logits and (N, C) features of the crops (float64);
+        ModelError for a model without the ``features`` output."""
+        if not self.has_features:
+            raise ModelError(f"{self.path}: the model has no features output (add it with "
+                             "python -m zatre_vision.training.features_output)")
+        logits, features = self._run(crops, cells, ["logits", "features"])
+        return logits.astype(np.float64), features.astype(np.float64)
+
+    def _run(self, crops: np.ndarray, cells: np.ndarray | None, names: list[str]
+             ) -> list[np.ndarray]:
         x = np.ascontiguousarray(crops[:, None, :, :], np.float32)
         kind = None
         if self.takes_kind:
             if cells is None or len(cells) != len(crops):
                 raise ValueError("this pip model needs the cell of every crop")
             kind = kind_input(cells)
-        logits = []
+        runs = []
         for i in range(0, max(len(x), 1), BATCH):
             feed = {"crops": x[i:i + BATCH]}
             if kind is not None:
                 feed["kind"] = kind[i:i + BATCH]
-            logits.append(self.session.run(None, feed)[0])
-        return softmax(np.concatenate(logits).astype(np.float64))
+            runs.append(self.session.run(names, feed))
+        return [np.concatenate([r[k] for r in runs]) for k in range(len(names))]

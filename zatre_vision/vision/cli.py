@@ -29,10 +29,12 @@ def load_image(path: str):
     return img
 
 
-def _reader(model: str | None, calibration: str | None, markers: bool):
+def _reader(model: str | None, calibration: str | None, markers: bool,
+            tiles: str | None = None):
     from .calibration import Calibration, CalibrationError
     from .classify import DEFAULT_MODEL, ModelError
     from .reader import BoardReader
+    from .tile_adapt import TileAdaptation, TilesError
 
     cal = None
     if calibration:
@@ -41,9 +43,10 @@ def _reader(model: str | None, calibration: str | None, markers: bool):
         except CalibrationError as exc:
             raise InputError(str(exc)) from None
     try:
+        adaptation = TileAdaptation.load(tiles) if tiles else None
         return BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1, calibration=cal,
-                           markers=markers)
-    except ModelError as exc:
+                           markers=markers, tiles=adaptation)
+    except (ModelError, TilesError) as exc:
         raise InputError(str(exc)) from None
 
 
@@ -58,10 +61,12 @@ def _reader(model: str | None, calibration: str | None, markers: bool):
 @click.option("--markers", is_flag=True, help="Look for ArUco corner markers first.")
 @click.option("--model", type=click.Path(dir_okay=False), default=None,
               help="ONNX model (default: models/pips.onnx).")
+@click.option("--tiles", "tiles", type=click.Path(dir_okay=False), default=None,
+              help="Read with this table's own tiles (from `zatre calibrate tiles`).")
 @click.option("--indent", type=click.IntRange(0, 8), default=None,
               help="Pretty-print (one image only).")
 def read(images: tuple[str, ...], calibration: str | None, save_calibration: str | None,
-         markers: bool, model: str | None, indent: int | None) -> None:
+         markers: bool, model: str | None, tiles: str | None, indent: int | None) -> None:
     """Read photos of the board: which cells hold a tile and how many pips it shows."""
     from .calibration import CalibrationError
 
@@ -72,7 +77,7 @@ def read(images: tuple[str, ...], calibration: str | None, save_calibration: str
             raise InputError(f"{path}: no such file")
     if save_calibration:
         _check_calibration_target(save_calibration)
-    reader = _reader(model, calibration, markers)
+    reader = _reader(model, calibration, markers, tiles)
     saved = False
     failed = 0
     for path in images:

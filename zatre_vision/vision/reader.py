@@ -47,6 +47,7 @@ from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
 from .markers import locate_with_markers
 from .pips import CANNOT_TELL, count_all
 from .read_result import ReadResult, settle
+from .tile_adapt import TileAdaptation, attach
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -246,8 +247,12 @@ class BoardReader:
                  veto_confidence: float = VETO_CONFIDENCE,
                  unconfirmed_confidence: float = UNCONFIRMED_CONFIDENCE,
                  light_empty_odds: float = LIGHT_EMPTY_ODDS,
-                 board_model_path: Path | str | None = DEFAULT_BOARD_MODEL):
+                 board_model_path: Path | str | None = DEFAULT_BOARD_MODEL,
+                 tiles: TileAdaptation | None = None):
         self.classifier = PipClassifier(model_path, threads)
+        #: a table's own tiles (``zatre calibrate tiles``): the classifier's probabilities
+        #: come from it, every decision below weighs them as it would the network's
+        attach(self.classifier, tiles)
         #: without the board model (None, or its file missing) the classical search runs
         self.locator = BoardLocator(board_model_path, threads)
         self.calibration = calibration
