@@ -37,7 +37,7 @@ LAZY_COMMANDS = {
                "committed."),
     "calibrate": ("zatre_vision.calibrate.cli:calibrate",
                   "Set up a fixed camera: lens target and lens, board registration, "
-                  "exposure lock."),
+                  "exposure lock; and learn the table's own tiles."),
     "backup": ("zatre_vision.store.backup_cli:backup",
                "Copy the SQLite database to a file while the table may be running."),
     "restore": ("zatre_vision.store.backup_cli:restore",
