@@ -45,7 +45,9 @@ from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
 from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
 from .markers import locate_with_markers
+from .orient import by_print
 from .pips import CANNOT_TELL, count_all
+from .print_proof import Proof, ProofConfig, prove
 from .read_result import ReadResult, settle
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
@@ -238,6 +240,10 @@ def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
                       interpolation=cv2.INTER_AREA), f
 
 
+#: the print check every fit must pass (``print_proof``)
+PROOF = ProofConfig()
+
+
 class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
@@ -246,7 +252,8 @@ class BoardReader:
                  veto_confidence: float = VETO_CONFIDENCE,
                  unconfirmed_confidence: float = UNCONFIRMED_CONFIDENCE,
                  light_empty_odds: float = LIGHT_EMPTY_ODDS,
-                 board_model_path: Path | str | None = DEFAULT_BOARD_MODEL):
+                 board_model_path: Path | str | None = DEFAULT_BOARD_MODEL,
+                 print_proof: ProofConfig | None = PROOF):
         self.classifier = PipClassifier(model_path, threads)
         #: without the board model (None, or its file missing) the classical search runs
         self.locator = BoardLocator(board_model_path, threads)
@@ -257,6 +264,12 @@ class BoardReader:
         self.veto_confidence = veto_confidence
         self.unconfirmed_confidence = unconfirmed_confidence
         self.light_empty_odds = light_empty_odds
+        #: every fit must prove itself against the board's print (``print_proof``);
+        #: None: fits are taken as located (for comparison only)
+        self.print_proof = print_proof
+        #: the calibration whose grid last proved itself (a fixed camera's grid is
+        #: checked once, not every frame)
+        self._proved_calibration: Calibration | None = None
         #: ``board_moved``'s contrast test on a calibrated read (photos that may show
         #: another set-up); the live pipeline turns it off
         self.moved_contrast = True
@@ -278,6 +291,42 @@ class BoardReader:
                 return [(r.model, r.score)], "markers"
         found = self.locator.locate(work, grey)
         return list(found.result.candidates[:MAX_CANDIDATES]), f"locate:{found.method}"
+
+    def _proved_reading(self, work: np.ndarray, grey: np.ndarray,
+                        candidates: list[tuple[GridModel, float]], source: str
+                        ) -> tuple[tuple | None, Proof | None]:
+        """Rectify and classify each candidate fit, then take the one whose cells the
+        classifier reads most confidently among those that prove themselves against
+        the print (``print_proof.prove``, tried in that order; a fit one cell off is
+        moved onto the grid it proves, its corners labelled again by the print
+        (``orient.by_print``: the label and logo were looked for where the fit put
+        them), and read again there). Returns (model, locate
+        score, rectified board, crops, probabilities, proof), or None and the last
+        proof that failed. A saved calibration's grid is proved once, not every
+        frame."""
+        readings = []
+        for model, score in candidates:
+            board, cr, probs = self._read_cells(grey, model)
+            quality = float(np.mean(np.log(probs.max(axis=1) + 1e-6)))
+            readings.append((quality, model, score, board, cr, probs))
+        readings.sort(key=lambda r: -r[0])
+        unchecked = self.print_proof is None or (
+            source == "calibration" and self._proved_calibration is self.calibration)
+        failed = None
+        for _, model, score, board, cr, probs in readings:
+            if unchecked:
+                return (model, score, board, cr, probs, None), None
+            proof = prove(grey, model, self.print_proof)
+            if not proof.proved:
+                failed = proof
+                continue
+            if proof.moved != (0, 0):
+                model = by_print(work, proof.model)
+                board, cr, probs = self._read_cells(grey, model)
+            if source == "calibration":
+                self._proved_calibration = self.calibration
+            return (model, score, board, cr, probs, proof), None
+        return None, failed
 
     def _read_cells(self, grey: np.ndarray, model: GridModel
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -416,17 +465,11 @@ class BoardReader:
             work = self.calibration.undistort(work)
         grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         candidates, source = self._models(work, grey)
-        if not candidates:
+        chosen, failed = self._proved_reading(work, grey, candidates, source)
+        if chosen is None:
             return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
-                              source=source)
-        # several fits: keep the one whose cells the classifier reads most confidently
-        best = None
-        for model, score in candidates:
-            board, cr, probs = self._read_cells(grey, model)
-            quality = float(np.mean(np.log(probs.max(axis=1) + 1e-6)))
-            if best is None or quality > best[0]:
-                best = (quality, model, score, board, cr, probs)
-        _, model, score, board, cr, probs = best
+                              source=source, print_proof=failed)
+        model, score, board, cr, probs, proof = chosen
         sharp = sharpness(board)
         result = self.decide(cr, self.steadied(board, probs, cr), blurred=sharp < SHARP_ENOUGH,
                              clear=sharp >= CLEAR_SHARPNESS)
@@ -439,6 +482,7 @@ class BoardReader:
         result.model = model
         result.locate_score = score
         result.source = source
+        result.print_proof = proof
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 
