@@ -62,9 +62,11 @@ BLURRED_CONFIDENCE = 0.7
 #: it (the next 0.056); on the wide set 38 of 86 photos with blur beyond those ranges
 #: are below it, and 4 of 201 within them
 SHARP_ENOUGH = 0.05
-#: Below this probability a disagreeing classical pip count also makes a cell uncertain.
-#: (The count cannot read blurred pips, so it only judges tiles the CNN is not nearly
-#: sure of.)
+#: Below this probability a tile that the classical pip count cannot confirm (no tile
+#: seen, or pips it cannot make out: blurred, streaked) is uncertain (see
+#: UNCONFIRMED_CONFIDENCE). A count that is sure and disagrees makes any tile uncertain,
+#: however sure the network is (the veto: sixes with a highlight in each hollow pip
+#: were read as fours at 0.975 with the count never asked).
 VETO_CONFIDENCE = 0.95
 #: a tile that the classical count cannot confirm (it sees no tile, or cannot make out
 #: the pips: blurred, streaked) needs this top-class probability, not MIN_CONFIDENCE
@@ -229,6 +231,13 @@ BESIDE_HAND_SURE = 0.8
 ORIENTATIONS = (1, 2, 3, 4, 5, 6, 7, 0)
 
 
+def vetoed(result: ReadResult, i: int, c: int) -> bool:
+    """Does the classical pip count, sure of its own count, contradict class ``c`` for
+    cell ``i``? A second reading never settles such a cell."""
+    counts = result.pip_counts
+    return counts is not None and int(counts[i]) > 0 and int(counts[i]) != c
+
+
 def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     """The frame as the reader works on it (longer side at most WORK_SIDE), and the
     scale factor applied."""
@@ -390,7 +399,7 @@ class BoardReader:
             c = int(best[k].argmax())
             rival = float(np.partition(best[k], -2)[-2])
             if (c > 0 and best[k, c] >= RECENTRE_SURE and rival < RECENTRE_RIVAL
-                    and c in top_two[k]
+                    and c in top_two[k] and not vetoed(result, index[k], c)
                     and result.probabilities[index[k], 0] < RECENTRE_EMPTY_BELOW):
                 result.cells[name] = c
                 settled.append(name)
@@ -449,7 +458,7 @@ class BoardReader:
             calls = clear[:, :OCCLUDED].argmax(axis=1)
             sure = clear[:, :OCCLUDED].max(axis=1) >= BESIDE_HAND_SURE
             agree, rival = sure & (calls == c), sure & (calls != c)
-            if agree.sum() >= BESIDE_HAND_AGREE and not rival.any():
+            if agree.sum() >= BESIDE_HAND_AGREE and not rival.any() and not vetoed(result, i, c):
                 if c > 0:
                     result.cells[CELL_NAMES[i]] = c
                 settled.append(CELL_NAMES[i])
@@ -556,7 +565,11 @@ class BoardReader:
         if clear:
             tile_face[tile_face] = looks_like_tiles(cr[tile_face], TILE_FACE_BRIGHT)
         bare = bare_board(raw, cr)   # read empty by the network itself
-        checked = (cls > 0) & (cls != OCCLUDED) & (conf < self.veto_confidence)
+        # every tile is counted: a sure count that disagrees makes the cell uncertain
+        # however sure the network is (the veto); a count that cannot confirm the tile
+        # weighs only against a network below ``veto_confidence``
+        checked = (cls > 0) & (cls != OCCLUDED)
+        unsure_tile = checked & (conf < self.veto_confidence)
         counts = count_all(cr, checked)
         cells: dict[str, int] = {}
         uncertain: list[str] = []
@@ -581,7 +594,7 @@ class BoardReader:
             # not quite sure either
             if checked[i] and counts[i] > 0 and counts[i] != c:
                 doubt = True
-            if checked[i] and counts[i] <= 0 and own[i] < (
+            if unsure_tile[i] and counts[i] <= 0 and own[i] < (
                     uncounted if counts[i] == CANNOT_TELL else self.unconfirmed_confidence):
                 doubt = True
             if bright_empty[i] and not doubt:
