@@ -14,6 +14,7 @@ This module holds the decisions and their tuned thresholds; the evidence they we
 from __future__ import annotations
 
 import time
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 
 import cv2
@@ -155,6 +156,73 @@ CLEAR_SHARPNESS = 0.1
 #: 0.9: 459); checked on 9001 and 8101 (317 -> 325, wrong 11 -> 11, hidden cells read
 #: wrong 8 -> 8).
 TILE_FACE_BRIGHT = 0.85
+def _knob(default: float, low: float, high: float, about: str):
+    """A field of ``ReaderConfig``: its default, bounds and a one-line description."""
+    return field(default=default, metadata={"bounds": (low, high), "about": about})
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """Every tuned number of the reader's decision, with its bounds and what it does,
+    passed into ``BoardReader`` (the defaults are the module's constants above, whose
+    comments say how each was chosen). A value out of bounds is refused on
+    construction (``ValueError``)."""
+
+    min_confidence: float = _knob(
+        MIN_CONFIDENCE, 0.3, 0.99, "top-class probability below which a cell is uncertain")
+    blurred_confidence: float = _knob(
+        BLURRED_CONFIDENCE, 0.3, 0.99, "the same bar on a blurred photo")
+    veto_confidence: float = _knob(
+        VETO_CONFIDENCE, 0.5, 1.0, "below it a tile the pip count cannot confirm is doubted")
+    unconfirmed_confidence: float = _knob(
+        UNCONFIRMED_CONFIDENCE, 0.5, 1.0, "bar for a reading no second cue supports")
+    uncounted_margin: float = _knob(
+        UNCOUNTED_MARGIN, 0.0, 0.5, "over the floor, for a tile whose pips cannot be told")
+    light_empty_blurred: float = _knob(
+        LIGHT_EMPTY_BLURRED, 0.5, 1.0, "'empty' a light cell needs on a blurred photo")
+    doubtful_frame: int = _knob(
+        DOUBTFUL_FRAME, 1, 193, "doubtful cells from which a frame reports nothing")
+    doubtful_frame_streaked: int = _knob(
+        DOUBTFUL_FRAME_STREAKED, 1, 193, "the same on a photo streaked past its pips")
+    streaked_below: float = _knob(
+        STREAKED_BELOW, 0.0, 1.0, "weakest-direction sharpness below which a photo is streaked")
+    bright_empty_below: float = _knob(
+        BRIGHT_EMPTY_BELOW, 0.0, 1.0, "'empty' a dark cell bright like a tile needs")
+    empty_odds_sharp: float = _knob(
+        EMPTY_ODDS_SHARP, 1.0, 20.0, "odds of 'empty' raised on dark cells of sharp photos")
+    light_empty_odds: float = _knob(
+        LIGHT_EMPTY_ODDS, 1.0, 20.0, "odds of 'empty' raised on light cells with no hand near")
+    sharp_enough: float = _knob(
+        SHARP_ENOUGH, 0.0, 1.0, "board sharpness below which a photo is blurred")
+    clear_sharpness: float = _knob(
+        CLEAR_SHARPNESS, 0.0, 1.0, "board sharpness from which a photo is clearly sharp")
+    tile_face_bright: float = _knob(
+        TILE_FACE_BRIGHT, 0.0, 1.0, "middle brightness of a tile's face on a sharp photo")
+    #: the print check every fit must pass (None: fits are taken as located)
+    print_proof: ProofConfig | None = field(
+        default_factory=ProofConfig,
+        metadata={"about": "the print check every fit must pass (print_proof.py)"})
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            bounds = f.metadata.get("bounds")
+            value = getattr(self, f.name)
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ValueError(f"ReaderConfig.{f.name} = {value} is outside "
+                                 f"{bounds[0]}..{bounds[1]} ({f.metadata['about']})")
+
+    @classmethod
+    def describe(cls) -> list[str]:
+        """One line per field: name, default, bounds, what it does."""
+        out = []
+        for f in fields(cls):
+            default = f.default if f.default is not MISSING else "(config)"
+            bounds = f.metadata.get("bounds")
+            span = f" [{bounds[0]}..{bounds[1]}]" if bounds else ""
+            out.append(f"{f.name} = {default}{span}: {f.metadata.get('about', '')}")
+        return out
+
+
 #: at most this many of the locator's fits are read and compared
 MAX_CANDIDATES = 3
 #: cells read below this top-class probability are read again from crops moved by one
@@ -249,10 +317,6 @@ def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
                       interpolation=cv2.INTER_AREA), f
 
 
-#: the print check every fit must pass (``print_proof``)
-PROOF = ProofConfig()
-
-
 class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
@@ -262,26 +326,40 @@ class BoardReader:
                  unconfirmed_confidence: float = UNCONFIRMED_CONFIDENCE,
                  light_empty_odds: float = LIGHT_EMPTY_ODDS,
                  board_model_path: Path | str | None = DEFAULT_BOARD_MODEL,
-                 print_proof: ProofConfig | None = PROOF):
+                 config: ReaderConfig | None = None):
+        """``config``: every tuned number of the decision (``ReaderConfig``); without
+        it, the defaults with the five older keyword arguments applied."""
         self.classifier = PipClassifier(model_path, threads)
         #: without the board model (None, or its file missing) the classical search runs
         self.locator = BoardLocator(board_model_path, threads)
         self.calibration = calibration
         self.markers = markers
-        self.min_confidence = min_confidence
-        self.blurred_confidence = blurred_confidence
-        self.veto_confidence = veto_confidence
-        self.unconfirmed_confidence = unconfirmed_confidence
-        self.light_empty_odds = light_empty_odds
-        #: every fit must prove itself against the board's print (``print_proof``);
-        #: None: fits are taken as located (for comparison only)
-        self.print_proof = print_proof
+        self.config = config or ReaderConfig(
+            min_confidence=min_confidence, blurred_confidence=blurred_confidence,
+            veto_confidence=veto_confidence, unconfirmed_confidence=unconfirmed_confidence,
+            light_empty_odds=light_empty_odds)
         #: the calibration whose grid last proved itself (a fixed camera's grid is
         #: checked once, not every frame)
         self._proved_calibration: Calibration | None = None
         #: ``board_moved``'s contrast test on a calibrated read (photos that may show
         #: another set-up); the live pipeline turns it off
         self.moved_contrast = True
+
+    # the older attributes, kept: each reads (and sets) the config's field
+    def _setting(name: str):  # noqa: N805 - a property factory, used in the class body
+        def get(self):
+            return getattr(self.config, name)
+
+        def put(self, value):
+            self.config = replace(self.config, **{name: value})
+        return property(get, put)
+
+    min_confidence = _setting("min_confidence")
+    blurred_confidence = _setting("blurred_confidence")
+    veto_confidence = _setting("veto_confidence")
+    unconfirmed_confidence = _setting("unconfirmed_confidence")
+    light_empty_odds = _setting("light_empty_odds")
+    print_proof = _setting("print_proof")
 
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray, grey: np.ndarray
@@ -480,11 +558,11 @@ class BoardReader:
                               source=source, print_proof=failed)
         model, score, board, cr, probs, proof = chosen
         sharp = sharpness(board)
-        result = self.decide(cr, self.steadied(board, probs, cr), blurred=sharp < SHARP_ENOUGH,
-                             clear=sharp >= CLEAR_SHARPNESS)
+        blurred = sharp < self.config.sharp_enough
+        clear = sharp >= self.config.clear_sharpness
+        result = self.decide(cr, self.steadied(board, probs, cr), blurred=blurred, clear=clear)
         self.recentred(board, result)
-        self.beside_hand(board, result, blurred=sharp < SHARP_ENOUGH,
-                         sharp_clear=sharp >= CLEAR_SHARPNESS)
+        self.beside_hand(board, result, blurred=blurred, sharp_clear=clear)
         result.sharpness = sharp
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
                           for x, y in model.corners()]
@@ -530,11 +608,12 @@ class BoardReader:
         (LIGHT_EMPTY_ODDS), and such a cell read empty needs UNCONFIRMED_CONFIDENCE,
         counting as a doubt about the frame when only the raise made it sure. The result
         still reports the network's own probabilities."""
+        cfg = self.config
         network = probs
         if clear:
-            probs = empty_odds_raised(probs, ~IS_LIGHT, EMPTY_ODDS_SHARP)
+            probs = empty_odds_raised(probs, ~IS_LIGHT, cfg.empty_odds_sharp)
         floor = self.blurred_confidence if blurred else self.min_confidence
-        uncounted = min(floor + UNCOUNTED_MARGIN, self.unconfirmed_confidence)
+        uncounted = min(floor + cfg.uncounted_margin, self.unconfirmed_confidence)
         given = probs
         raw = probs.argmax(axis=1)
         alone = no_hand_near(raw)
@@ -563,7 +642,7 @@ class BoardReader:
         #: middle bright like a tile's face (TILE_FACE_BRIGHT), not bright marble
         tile_face = bright_empty.copy()
         if clear:
-            tile_face[tile_face] = looks_like_tiles(cr[tile_face], TILE_FACE_BRIGHT)
+            tile_face[tile_face] = looks_like_tiles(cr[tile_face], cfg.tile_face_bright)
         bare = bare_board(raw, cr)   # read empty by the network itself
         # every tile is counted: a sure count that disagrees makes the cell uncertain
         # however sure the network is (the veto); a count that cannot confirm the tile
@@ -586,9 +665,9 @@ class BoardReader:
                 doubt = True  # marble streaks, or a tile the network half sees
             if bare[i]:
                 doubt = False  # "empty", and too dark for a tile: bare board
-            if tile_face[i] and own[i] < BRIGHT_EMPTY_BELOW:
+            if tile_face[i] and own[i] < cfg.bright_empty_below:
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
-            if blurred and c == 0 and IS_LIGHT[i] and own[i] < LIGHT_EMPTY_BLURRED:
+            if blurred and c == 0 and IS_LIGHT[i] and own[i] < cfg.light_empty_blurred:
                 doubt = True  # a blurred tile on a light cell looks like the bare cell
             # the classical count disagrees, or cannot confirm the tile and the CNN is
             # not quite sure either
@@ -611,9 +690,9 @@ class BoardReader:
         # the cells in doubt: uncertain ones that are not occluded calls, and cells
         # taken as empty in doubt (bright dark cells, light cells empty only by the raise)
         doubts = len(uncertain) - len(occluded) + taken_in_doubt
-        doubtful_frame = doubts >= DOUBTFUL_FRAME or (
-            doubts >= DOUBTFUL_FRAME_STREAKED
-            and weakest_direction_sharpness(cr) < STREAKED_BELOW)
+        doubtful_frame = doubts >= cfg.doubtful_frame or (
+            doubts >= cfg.doubtful_frame_streaked
+            and weakest_direction_sharpness(cr) < cfg.streaked_below)
         if doubtful_frame:
             cells = {}
             uncertain = list(CELL_NAMES)
@@ -625,4 +704,4 @@ class BoardReader:
                           doubtful_frame=doubtful_frame)
 
 
-__all__ = ["BoardReader", "CLASSES", "ReadResult"]
+__all__ = ["BoardReader", "CLASSES", "ReadResult", "ReaderConfig"]
