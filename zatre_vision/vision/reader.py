@@ -1,10 +1,14 @@
 """``BoardReader``: one camera frame in, the state of every cell out.
 
 locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops ->
-ONNX classifier (doubtful cells read again a pixel away and turned, ``steadied``) ->
-classical pip count as a cross-check -> cells, uncertain, occluded (``decide``) ->
-uncertain cells read again from moved crops (``recentred``, ``beside_hand``).
-The models are loaded once per reader; a reader holds no per-frame state.
+ONNX classifier -> prove (the fit against the board's print, ``print_proof``: a fit a
+cell off is moved onto the grid it proves, one that proves none is no board) ->
+doubtful cells read again a pixel away and turned (``steadied``) -> classical pip count
+as a cross-check that vetoes however sure the network is -> cells, uncertain, occluded
+(``decide``) -> uncertain cells read again from moved crops (``refine``: ``recentred``,
+``beside_hand``). The tuned numbers are one ``ReaderConfig``. The models are loaded
+once per reader; a reader holds no per-frame state (beyond remembering which saved
+calibration has proved itself).
 
 This module holds the decisions and their tuned thresholds; the evidence they weigh
 (where a hand is, whether a crop could hold a tile, how sharp the photo is) is in
@@ -546,12 +550,15 @@ class BoardReader:
 
     # -- reading -----------------------------------------------------------------------
     def read(self, image: np.ndarray) -> ReadResult:
+        """One frame, in named stages: locate (candidate fits), rectify and classify
+        each, prove (the fit against the print; ``_proved_reading``), steady the
+        doubtful readings, decide, refine (the re-reading passes, ``refine``)."""
         t0 = time.perf_counter()
         work, f = work_image(image)
         if self.calibration is not None and self.calibration.camera_matrix is not None:
             work = self.calibration.undistort(work)
         grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-        candidates, source = self._models(work, grey)
+        candidates, source = self._models(work, grey)                        # locate
         chosen, failed = self._proved_reading(work, grey, candidates, source)
         if chosen is None:
             return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
@@ -560,9 +567,9 @@ class BoardReader:
         sharp = sharpness(board)
         blurred = sharp < self.config.sharp_enough
         clear = sharp >= self.config.clear_sharpness
-        result = self.decide(cr, self.steadied(board, probs, cr), blurred=blurred, clear=clear)
-        self.recentred(board, result)
-        self.beside_hand(board, result, blurred=blurred, sharp_clear=clear)
+        result = self.decide(cr, self.steadied(board, probs, cr), blurred=blurred,
+                             clear=clear)                                    # decide
+        self.refine(board, result, blurred=blurred, clear=clear)             # refine
         result.sharpness = sharp
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
                           for x, y in model.corners()]
@@ -571,6 +578,17 @@ class BoardReader:
         result.source = source
         result.print_proof = proof
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return result
+
+    def refine(self, board: np.ndarray, result: ReadResult, blurred: bool,
+               clear: bool) -> ReadResult:
+        """The re-reading passes, in order, each settling uncertain cells of ``result``
+        (in place) from crops of ``board`` moved about them: ``recentred`` (a tile off
+        its cell's middle), then ``beside_hand`` (a cell at a hand's edge). Neither
+        settles a cell against a sure pip count (``vetoed``) nor touches a frame held
+        back."""
+        self.recentred(board, result)
+        self.beside_hand(board, result, blurred=blurred, sharp_clear=clear)
         return result
 
     def decide(self, cr: np.ndarray, probs: np.ndarray, blurred: bool = False,
