@@ -162,8 +162,11 @@ def test_a_sure_count_vetoes_however_sure_the_network_is(reader):
     for conf in (0.75, 0.975, 0.999):
         res = reader.decide(crops, _probs(4, conf))
         assert name in res.uncertain and name not in res.cells
-    # the count agreeing leaves a sure reading alone
+    # the count agreeing leaves a sure reading alone, and so does one a pip away (the
+    # counter's own errors: a speck, two pips merged), or any count on a blurred photo
     assert reader.decide(crops, _probs(6, 0.999)).cells.get(name) == 6
+    assert reader.decide(crops, _probs(5, 0.999)).cells.get(name) == 5
+    assert reader.decide(crops, _probs(4, 0.999), blurred=True).cells.get(name) == 4
 
 
 def test_a_second_reading_never_settles_a_vetoed_cell(reader):

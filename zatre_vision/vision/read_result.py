@@ -47,6 +47,9 @@ class ReadResult:
     #: how the grid proved itself against the print (``print_proof.Proof``; on a board
     #: not found, the fit that failed to, if any); None where not checked
     print_proof: Proof | None = None
+    #: cells the classical pip count, sure and two pips or more away, contradicted
+    #: (uncertain however sure the network was; ``reader.sure_count_disagrees``)
+    vetoed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         d: dict = {"board_found": self.board_found}
