@@ -226,3 +226,14 @@ def test_the_reader_config_is_typed_bounded_and_described():
     assert older.config.light_empty_odds == 1.0
     older.veto_confidence = 0.9
     assert older.config.veto_confidence == 0.9
+
+
+def test_the_model_card_lists_the_model_dependent_thresholds_in_use():
+    import json
+
+    from zatre_vision.vision.classify import DEFAULT_MODEL
+    from zatre_vision.vision.reader import ReaderConfig
+
+    card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
+    assert card["reader_thresholds"] == json.loads(json.dumps(
+        ReaderConfig().model_card_entry()))

@@ -215,6 +215,21 @@ class ReaderConfig:
                 raise ValueError(f"ReaderConfig.{f.name} = {value} is outside "
                                  f"{bounds[0]}..{bounds[1]} ({f.metadata['about']})")
 
+    #: the fields whose values depend on the pip network (its calibration: how sure it
+    #: is when right), listed in its model card (models/pips.onnx.json)
+    MODEL_DEPENDENT = ("min_confidence", "blurred_confidence", "veto_confidence",
+                       "unconfirmed_confidence", "uncounted_margin", "light_empty_blurred",
+                       "bright_empty_below", "empty_odds_sharp", "light_empty_odds",
+                       "doubtful_frame", "doubtful_frame_streaked")
+
+    def model_card_entry(self) -> dict:
+        """The model-dependent fields as the model card lists them."""
+        return {"fitted_by": "hand-tuned on the wide benchmark's tuning seeds (7001, 6101, "
+                             "6201; docs/vision-notes.md), not yet by a committed script",
+                "values": {name: getattr(self, name) for name in self.MODEL_DEPENDENT},
+                "described": [line for line in self.describe()
+                              if line.split(" = ")[0] in self.MODEL_DEPENDENT]}
+
     @classmethod
     def describe(cls) -> list[str]:
         """One line per field: name, default, bounds, what it does."""
