@@ -74,9 +74,12 @@ def test_pushed_to_edge_cuts_the_border_off_and_keeps_the_grid():
         assert gap == pytest.approx(0.2 * cam.cell_size_px(7.5, 7.5), abs=0.5)
 
 
-def test_training_ranges_draw_no_edge_and_wide_ones_do():
+def test_the_benchmark_draws_boards_at_the_edge_and_other_users_do_not():
+    from zatre_vision.vision.bench import EDGE_PROBABILITY
+
     assert SynthConfig().camera.edge_probability == 0.0
-    assert SynthConfig.wide().camera.edge_probability > 0.0
+    assert SynthConfig.wide().camera.edge_probability == 0.0
+    assert SynthConfig.wide(EDGE_PROBABILITY).camera.edge_probability == EDGE_PROBABILITY > 0
 
 
 @pytest.mark.parametrize("side", SIDES)

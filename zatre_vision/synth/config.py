@@ -153,13 +153,16 @@ class SynthConfig:
     cell_mm: float = 25.0
 
     @classmethod
-    def wide(cls) -> SynthConfig:
-        """Wider ranges for held-out evaluation: harder light, lenses, blur and hands."""
+    def wide(cls, edge_probability: float = 0.0) -> SynthConfig:
+        """Wider ranges for held-out evaluation: harder light, lenses, blur and hands;
+        ``edge_probability``: the share of boards pushed against the frame's edge (the
+        vision benchmark's 0.2, ``vision.bench.EDGE_PROBABILITY``; 0 keeps every other
+        user's photos as they were drawn before it existed)."""
         base = cls()
         return replace(
             base,
             camera=replace(base.camera, tilt_deg=(0.0, 35.0), fill=(0.4, 0.97),
-                           centre_offset=(-4.0, 4.0), edge_probability=0.2,
+                           centre_offset=(-4.0, 4.0), edge_probability=edge_probability,
                            lenses=(LensConfig("pi-camera-3", (48.0, 60.0), (-0.02, 0.06),
                                               (0.0, 0.02)),
                                    LensConfig("pi-camera-3-wide", (75.0, 90.0), (0.04, 0.22),

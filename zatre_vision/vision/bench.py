@@ -25,6 +25,9 @@ from .pips import count_all
 from .reader import BoardReader, work_image
 
 BENCH_SEED = 9001
+#: share of the wide set's boards pushed against the frame's edge, border cut off
+#: (``synth.camera.pushed_to_edge``); the training ranges' set has none
+EDGE_PROBABILITY = 0.2
 SIZE = (1280, 960)
 
 
@@ -191,7 +194,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     from ..synth.scene import Renderer
 
     cv2.setNumThreads(1)
-    cfg = SynthConfig.wide() if wide else SynthConfig()
+    cfg = SynthConfig.wide(EDGE_PROBABILITY) if wide else SynthConfig()
     renderer = Renderer(cfg, seed, *SIZE,
                         board_art=scanned_board_texture if scanned_board else None)
     games: dict = {}
@@ -319,7 +322,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     res = {
         "made_by": provenance(),
         "set": {"photos": photos, "seed": seed,
-                "config": "SynthConfig.wide()" if wide else "SynthConfig() (training ranges)",
+                "config": f"SynthConfig.wide({EDGE_PROBABILITY})" if wide
+                else "SynthConfig() (training ranges)",
                 "board_art": "scan of a real board (synth/data/board-scan.jpg)" if scanned_board
                 else "drawn (board_art.make_board_texture, as in training)",
                 "size": list(SIZE), "photos_with_board": n_board,
