@@ -193,6 +193,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     from ..synth.scanned_board import scanned_board_texture
     from ..synth.scene import Renderer
 
+    made_by = provenance()     # before the run: the code that runs
     cv2.setNumThreads(1)
     cfg = SynthConfig.wide(EDGE_PROBABILITY) if wide else SynthConfig()
     renderer = Renderer(cfg, seed, *SIZE,
@@ -320,7 +321,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     base = float(np.median(base_times)) if base_times else 1.0
     ce = np.array(corner_err) if corner_err else np.zeros(1)
     res = {
-        "made_by": provenance(),
+        "made_by": made_by,
         "set": {"photos": photos, "seed": seed,
                 "config": f"SynthConfig.wide({EDGE_PROBABILITY})" if wide
                 else "SynthConfig() (training ranges)",
@@ -484,6 +485,7 @@ def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
     """The reader on photos from elsewhere: every ``truth.json`` under ``folder`` maps a
     file name beside it to ``{"cells": {...}, "corners": [...]}`` (every tile; other
     cells empty). The same figures as the synthetic benchmark's where they apply."""
+    made_by = provenance()
     cv2.setNumThreads(1)
     reader = BoardReader(model_path, threads=1)
     truths = sorted(Path(folder).rglob("truth.json"))
@@ -524,7 +526,7 @@ def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
                           "uncertain": int(u), "doubtful_frame": res.doubtful_frame})
     base = float(np.median(base_times))
     ms = float(np.median(times))
-    return {"made_by": provenance(),
+    return {"made_by": made_by,
             "set": {"folder": str(folder), "photos": len(items),
                     "note": "photos with a board only; no hands in their truth"},
             "board_found_rate": round(n_found / max(len(items), 1), 5),
