@@ -137,3 +137,29 @@ def test_the_tracking_bench_writes_each_range_to_its_own_file(ranges, name, tmp_
     written = json.loads((tmp_path / "benchmarks" / "results" / name).read_text())
     assert written["summary"] == {"wide": ranges == "wide", "games": 2}
     assert len(list((tmp_path / "benchmarks" / "results").iterdir())) == 1
+
+
+def test_the_folder_benchmark_reads_photos_from_elsewhere(tmp_path):
+    """``zatre bench vision --folder``: rendered photos with a truth.json as an outside
+    renderer would give them (not ../shared: tests do not read it)."""
+    import cv2
+
+    from zatre_vision.vision.bench import run_folder_benchmark
+
+    from .conftest import render
+
+    truth = {}
+    for k, kind in enumerate(("some", "full")):
+        img, t = render(kind, 40 + k)
+        cv2.imwrite(str(tmp_path / f"p{k}.jpg"), img)
+        truth[f"p{k}.jpg"] = {"cells": t["cells"], "corners": t["corners"]}
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    res = run_folder_benchmark(tmp_path, progress=False)
+    assert res["set"]["photos"] == 2 and res["board_found_rate"] == 1.0
+    assert res["silent"]["silent_errors"] <= 1
+    assert res["timing_ms_one_thread"]["read_ratio_to_baseline"] > 0
+    assert {"sharp", "blurred"} <= set(res["pip_counter"])
+    assert res["made_by"]["commit"] and res["made_by"]["date"]
+    bad = CliRunner().invoke(zatre, ["bench", "vision", "--folder", str(tmp_path / "none"),
+                                     "--out", str(tmp_path / "o.json")])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

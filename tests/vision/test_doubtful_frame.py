@@ -5,13 +5,12 @@ board fitted a cell off. Hands (occluded calls) do not make a frame doubtful."""
 
 from __future__ import annotations
 
-from unittest import mock
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision import reader as reader_module
 from zatre_vision.vision.cell_evidence import TILE_BRIGHT
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
@@ -77,8 +76,12 @@ def _random_probs(draw_seed: int, doubtful: int) -> np.ndarray:
 def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
     crops, probs = grained_dark_crops(), _random_probs(seed, doubtful)
     res = reader.decide(crops, probs)
-    with mock.patch.object(reader_module, "DOUBTFUL_FRAME", 10**6):
+    saved = reader.config
+    try:   # the same reader with the rule off: a config, not a patched constant
+        reader.config = replace(saved, doubtful_frame=193)
         plain = reader.decide(crops, probs)
+    finally:
+        reader.config = saved
     assert not plain.doubtful_frame
     # nothing reported that the plain decision did not report, with the same value
     assert res.cells.items() <= plain.cells.items()

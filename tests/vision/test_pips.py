@@ -125,3 +125,54 @@ def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(re
     assert CELL_NAMES[light] in unraised.uncertain
     crops[dark] = tile_crop(0, background=0.2)         # a blank bright square there
     assert CELL_NAMES[dark] in reader.decide(crops, p).uncertain
+
+
+def hollow_crop(pips: int, speck: tuple[int, int] | None = None) -> np.ndarray:
+    """A tile whose pips are hollow with a highlight inside: each keeps only a 2 x 1
+    dark sliver at 20 px a cell (the outside renderer's glossy sixes)."""
+    crop = tile_crop(0)
+    c = CROP // 2
+    for px, py in LAYOUTS[pips]:
+        x, y = c + px * SPACING, c + py * SPACING
+        crop[y, x - 1:x + 1] = 0.1
+    if speck is not None:
+        crop[speck[1], speck[0]:speck[0] + 2] = 0.1
+    return crop
+
+
+def test_hollow_pips_with_a_highlight_are_counted():
+    for pips in range(1, 7):
+        assert count_pips(hollow_crop(pips)) == pips
+
+
+def test_a_speck_that_breaks_the_faces_symmetry_is_not_counted():
+    # a two-pixel speck beside a one's big pip would make it a two
+    one = tile_crop(1)
+    one[7, 6:8] = 0.1
+    assert count_pips(one) == CANNOT_TELL
+    # ... and beside the slivers of a four it would make a five
+    assert count_pips(hollow_crop(4, speck=(15, 12))) == CANNOT_TELL
+
+
+def test_a_sure_count_vetoes_however_sure_the_network_is(reader):
+    """The found failure: a six read as a four at 0.975, never cross-checked."""
+    crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
+    name = CELL_NAMES[0]
+    crops[0] = hollow_crop(6)
+    for conf in (0.75, 0.975, 0.999):
+        res = reader.decide(crops, _probs(4, conf))
+        assert name in res.uncertain and name not in res.cells
+    # the count agreeing leaves a sure reading alone, and so does one a pip away (the
+    # counter's own errors: a speck, two pips merged), or any count on a blurred photo
+    assert reader.decide(crops, _probs(6, 0.999)).cells.get(name) == 6
+    assert reader.decide(crops, _probs(5, 0.999)).cells.get(name) == 5
+    assert reader.decide(crops, _probs(4, 0.999), blurred=True).cells.get(name) == 4
+
+
+def test_a_second_reading_never_settles_a_vetoed_cell(reader):
+    from zatre_vision.vision.reader import vetoed
+
+    crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
+    crops[0] = hollow_crop(6)
+    res = reader.decide(crops, _probs(4, 0.99))
+    assert vetoed(res, 0, 4) and not vetoed(res, 0, 6)

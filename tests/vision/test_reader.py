@@ -206,3 +206,34 @@ def test_a_blurred_photo_needs_the_higher_bar(reader):
     crops = np.full((193, CROP, CROP), 0.5, np.float32)
     assert "K10" not in reader.decide(crops, p).uncertain
     assert "K10" in reader.decide(crops, p, blurred=True).uncertain
+
+
+def test_the_reader_config_is_typed_bounded_and_described():
+    from dataclasses import replace
+
+    from zatre_vision.vision.reader import BoardReader, ReaderConfig
+
+    lines = ReaderConfig.describe()
+    assert len(lines) == len(ReaderConfig.__dataclass_fields__)
+    assert all(": " in line and line.split(": ", 1)[1] for line in lines)
+    with pytest.raises(ValueError, match="min_confidence"):
+        ReaderConfig(min_confidence=1.5)
+    cfg = replace(ReaderConfig(), doubtful_frame=5)
+    reader = BoardReader(config=cfg)
+    assert reader.config.doubtful_frame == 5
+    # the older keyword arguments and attributes still work, through the config
+    older = BoardReader(light_empty_odds=1.0)
+    assert older.config.light_empty_odds == 1.0
+    older.veto_confidence = 0.9
+    assert older.config.veto_confidence == 0.9
+
+
+def test_the_model_card_lists_the_model_dependent_thresholds_in_use():
+    import json
+
+    from zatre_vision.vision.classify import DEFAULT_MODEL
+    from zatre_vision.vision.reader import ReaderConfig
+
+    card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
+    assert card["reader_thresholds"] == json.loads(json.dumps(
+        ReaderConfig().model_card_entry()))

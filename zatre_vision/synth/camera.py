@@ -11,6 +11,7 @@ inverts it by fixed-point iteration.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
@@ -133,9 +134,51 @@ def _top_edge_angle(corners: np.ndarray) -> float:
     return float(np.degrees(np.arctan2(d[1], d[0])))
 
 
+Side = Literal["top", "bottom", "left", "right"]
+SIDES: tuple[Side, ...] = ("top", "bottom", "left", "right")
+
+
+def pushed_to_edge(cam: Camera, side: Side, gap_cells: float) -> Camera:
+    """``cam`` with the image moved (its principal point: the picture shifts whole, lens
+    and perspective unchanged) so that the grid's outermost point on ``side`` lies
+    ``gap_cells`` cells (at the board's middle) from that edge of the frame. The board's
+    printed border, about 0.9 cell wide, then leaves the frame for gaps under it."""
+    pc = cam.project(GRID_CORNERS)
+    gap = gap_cells * cam.cell_size_px(7.5, 7.5)
+    if side == "top":
+        return replace(cam, cy=cam.cy + gap - float(pc[:, 1].min()))
+    if side == "bottom":
+        return replace(cam, cy=cam.cy + (cam.height - 1 - gap) - float(pc[:, 1].max()))
+    if side == "left":
+        return replace(cam, cx=cam.cx + gap - float(pc[:, 0].min()))
+    return replace(cam, cx=cam.cx + (cam.width - 1 - gap) - float(pc[:, 0].max()))
+
+
+def grid_in_frame(cam: Camera) -> bool:
+    """Is the whole grid (its four outer corners) inside the frame?"""
+    pc = cam.project(GRID_CORNERS)
+    return bool((pc[:, 0] >= 0).all() and (pc[:, 0] <= cam.width - 1).all()
+                and (pc[:, 1] >= 0).all() and (pc[:, 1] <= cam.height - 1).all())
+
+
 def sample_camera(rng: np.random.Generator, cfg: CameraConfig, width: int, height: int,
                   board: bool = True) -> Camera:
-    """A camera that sees the whole grid, upright within 45 degrees, filling ``cfg.fill``."""
+    """A camera that sees the whole grid, upright within 45 degrees, filling ``cfg.fill``;
+    with ``cfg.edge_probability`` pushed against one side of the frame
+    (``pushed_to_edge``)."""
+    cam = _sample_camera(rng, cfg, width, height, board)
+    if not board or cfg.edge_probability <= 0.0:
+        return cam          # no draw: the training ranges' photos stay as they were
+    edge = np.random.default_rng(rng.integers(2**63))
+    if edge.random() >= cfg.edge_probability:
+        return cam
+    moved = pushed_to_edge(cam, SIDES[int(edge.integers(4))],
+                           float(edge.uniform(*cfg.edge_gap_cells)))
+    return moved if grid_in_frame(moved) else cam
+
+
+def _sample_camera(rng: np.random.Generator, cfg: CameraConfig, width: int, height: int,
+                   board: bool) -> Camera:
     weights = np.asarray(cfg.lens_weights, np.float64)
     lens = cfg.lenses[int(rng.choice(len(cfg.lenses), p=weights / weights.sum()))]
     for _attempt in range(60):

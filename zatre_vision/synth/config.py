@@ -37,6 +37,12 @@ class CameraConfig:
     fill: Range = (0.5, 0.95)              # grid bounding-box height / frame height
     centre_offset: Range = (-3.0, 3.0)     # aim point around the board centre (grid units)
     edge_margin: float = 0.02              # grid corners stay this far inside the frame
+    #: share of photos whose grid is then pushed against one side of the frame, its
+    #: edge ``edge_gap_cells`` cells from the frame's edge (the printed border, about
+    #: 0.9 cell wide, leaves the frame); 0: none (the training ranges: their photos stay
+    #: as they were drawn)
+    edge_probability: float = 0.0
+    edge_gap_cells: Range = (0.05, 1.2)
     principal_jitter: Range = (-0.02, 0.02)  # principal point offset (fraction of size)
     game_jitter_deg: float = 0.03          # per-frame wobble of a fixed camera in a game
 
@@ -155,13 +161,16 @@ class SynthConfig:
         return replace(self, tiles=replace(self.tiles, style=style))
 
     @classmethod
-    def wide(cls) -> SynthConfig:
-        """Wider ranges for held-out evaluation: harder light, lenses, blur and hands."""
+    def wide(cls, edge_probability: float = 0.0) -> SynthConfig:
+        """Wider ranges for held-out evaluation: harder light, lenses, blur and hands;
+        ``edge_probability``: the share of boards pushed against the frame's edge (the
+        vision benchmark's 0.2, ``vision.bench.EDGE_PROBABILITY``; 0 keeps every other
+        user's photos as they were drawn before it existed)."""
         base = cls()
         return replace(
             base,
             camera=replace(base.camera, tilt_deg=(0.0, 35.0), fill=(0.4, 0.97),
-                           centre_offset=(-4.0, 4.0),
+                           centre_offset=(-4.0, 4.0), edge_probability=edge_probability,
                            lenses=(LensConfig("pi-camera-3", (48.0, 60.0), (-0.02, 0.06),
                                               (0.0, 0.02)),
                                    LensConfig("pi-camera-3-wide", (75.0, 90.0), (0.04, 0.22),

@@ -219,13 +219,33 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
               help="Render the set from another seed (default: the benchmark's 9001, 9002 "
                    "for --ranges training), to see how much the figures owe to one set. "
                    "The training seeds are refused; the model card is left alone.")
+@click.option("--folder", type=click.Path(file_okay=False), default=None,
+              help="Read photos from elsewhere instead: every truth.json under FOLDER "
+                   "maps the photos beside it to their tiles and corners (e.g. "
+                   "../shared/photos/outside-renderer); the model card is left alone.")
 def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
-                 board_art: str, seed: int | None) -> None:
+                 board_art: str, seed: int | None, folder: str | None) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..errors import check_output_file
     from ..training.seeds import TRAINING_SEEDS
-    from .bench import BENCH_SEED, confusion_text, run_vision_benchmark
+    from .bench import BENCH_SEED, confusion_text, run_folder_benchmark, run_vision_benchmark
     from .classify import DEFAULT_MODEL, ModelError
+
+    if folder is not None:
+        if not Path(folder).is_dir() or not any(Path(folder).rglob("truth.json")):
+            raise click.BadParameter(f"{folder}: no truth.json under it", param_hint="--folder")
+        check_output_file(out)
+        try:
+            res = run_folder_benchmark(Path(folder), Path(model) if model else DEFAULT_MODEL)
+        except (ModelError, ValueError, KeyError) as exc:
+            raise InputError(f"{folder}: {exc}") from None
+        p = Path(out)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+        click.echo(json.dumps({k: res[k] for k in ("board_found_rate", "silent",
+                                                   "boards_exactly_right")}, indent=2))
+        click.echo(f"results written to {out}", err=True)
+        return
 
     if seed in TRAINING_SEEDS:
         raise click.BadParameter(f"{seed} is a seed of the training data "

@@ -34,6 +34,16 @@ MAX_PIP_AREA = int(0.06 * PPC * PPC)
 #: a pip fills at least this much of its bounding box and is at most this elongated
 MIN_FILL = 0.5
 MAX_ASPECT = 1.6
+#: a blob this small that fits in 2 x 2 pixels is a pip whatever its shape, when the
+#: pips then lie symmetric about their middle as every face's do (within SYMMETRY_PX): at 20 px a cell a pip is 2-3 px, and one with a highlight inside
+#: (hollow, glossy pips) keeps only a 2 x 1 dark sliver (sixes read as fours, the
+#: counter abstaining on the 2 x 1 blob; outside-renderer photos). A speck of noise
+#: counted as a pip breaks the symmetry.
+TINY_PIP_AREA = 3
+SYMMETRY_PX = 2.0
+#: ... and when no pip is more than this many times larger than the smallest (a speck
+#: beside a one's big pip would make it a two: two points are always symmetric)
+TINY_SIZE_RATIO = 2.5
 
 NOT_CHECKED = -2
 CANNOT_TELL = -1
@@ -64,6 +74,18 @@ def _tile_region(bright: np.ndarray) -> np.ndarray | None:
     return (labels != tile).astype(np.uint8)
 
 
+def _is_tiny_pip(area: int, width: int, height: int) -> bool:
+    return MIN_PIP_AREA <= area <= TINY_PIP_AREA and max(width, height) <= 2
+
+
+def _symmetric(points: np.ndarray, centre: np.ndarray) -> bool:
+    """Does every point have a partner (itself for one in the middle) near its
+    reflection through ``centre``?"""
+    mirrored = 2 * centre - points
+    d = np.linalg.norm(points[:, None, :] - mirrored[None, :, :], axis=2)
+    return bool((d.min(axis=1) <= SYMMETRY_PX).all())
+
+
 def _is_pip(area: int, width: int, height: int) -> bool:
     return (MIN_PIP_AREA <= area <= MAX_PIP_AREA
             and area >= MIN_FILL * width * height
@@ -75,15 +97,26 @@ def _count_holes(bright: np.ndarray) -> int:
     outside = _tile_region(bright)
     if outside is None:
         return CANNOT_TELL
-    _, _, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=8)
-    pips = 0
-    for left, top, w, h, area in stats[1:]:
+    _, _, stats, centroids = cv2.connectedComponentsWithStats(outside, connectivity=8)
+    pips, tiny = [], False
+    for k, (left, top, w, h, area) in enumerate(stats[1:], start=1):
         if left == 0 or top == 0 or left + w == CROP or top + h == CROP:
             continue  # around the tile, not in it
-        if not _is_pip(int(area), int(w), int(h)):
+        if _is_pip(int(area), int(w), int(h)):
+            pips.append(k)
+        elif _is_tiny_pip(int(area), int(w), int(h)):
+            pips.append(k)
+            tiny = True
+        else:
             return CANNOT_TELL
-        pips += 1
-    return pips if pips <= 6 else CANNOT_TELL
+    if len(pips) > 6:
+        return CANNOT_TELL
+    if tiny:
+        areas = stats[pips, cv2.CC_STAT_AREA]
+        if (areas.max() > TINY_SIZE_RATIO * areas.min()
+                or not _symmetric(centroids[pips], centroids[pips].mean(axis=0))):
+            return CANNOT_TELL
+    return len(pips)
 
 
 def count_pips(crop: np.ndarray) -> int:

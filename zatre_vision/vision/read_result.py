@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .geometry import GridModel, reading_key
+from .print_proof import Proof
 
 
 @dataclass
@@ -43,6 +44,12 @@ class ReadResult:
     #: uncertain cells at a hand's edge that ``BoardReader.beside_hand`` settled (tiles
     #: among them are in ``cells``)
     beside_hand: list[str] = field(default_factory=list)
+    #: how the grid proved itself against the print (``print_proof.Proof``; on a board
+    #: not found, the fit that failed to, if any); None where not checked
+    print_proof: Proof | None = None
+    #: cells the classical pip count, sure and two pips or more away, contradicted
+    #: (uncertain however sure the network was; ``reader.sure_count_disagrees``)
+    vetoed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         d: dict = {"board_found": self.board_found}

@@ -1,10 +1,14 @@
 """``BoardReader``: one camera frame in, the state of every cell out.
 
 locate (board network + grid fit, or calibration / markers) -> rectify -> 193 crops ->
-ONNX classifier (doubtful cells read again a pixel away and turned, ``steadied``) ->
-classical pip count as a cross-check -> cells, uncertain, occluded (``decide``) ->
-uncertain cells read again from moved crops (``recentred``, ``beside_hand``).
-The models are loaded once per reader; a reader holds no per-frame state.
+ONNX classifier -> prove (the fit against the board's print, ``print_proof``: a fit a
+cell off is moved onto the grid it proves, one that proves none is no board) ->
+doubtful cells read again a pixel away and turned (``steadied``) -> classical pip count
+as a cross-check that vetoes however sure the network is -> cells, uncertain, occluded
+(``decide``) -> uncertain cells read again from moved crops (``refine``: ``recentred``,
+``beside_hand``). The tuned numbers are one ``ReaderConfig``. The models are loaded
+once per reader; a reader holds no per-frame state (beyond remembering which saved
+calibration has proved itself).
 
 This module holds the decisions and their tuned thresholds; the evidence they weigh
 (where a hand is, whether a crop could hold a tile, how sharp the photo is) is in
@@ -14,6 +18,7 @@ This module holds the decisions and their tuned thresholds; the evidence they we
 from __future__ import annotations
 
 import time
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 
 import cv2
@@ -45,7 +50,9 @@ from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
 from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
 from .markers import locate_with_markers
+from .orient import by_print
 from .pips import CANNOT_TELL, count_all
+from .print_proof import Proof, ProofConfig, prove
 from .read_result import ReadResult, settle
 from .tile_adapt import TileAdaptation, attach
 
@@ -61,9 +68,11 @@ BLURRED_CONFIDENCE = 0.7
 #: it (the next 0.056); on the wide set 38 of 86 photos with blur beyond those ranges
 #: are below it, and 4 of 201 within them
 SHARP_ENOUGH = 0.05
-#: Below this probability a disagreeing classical pip count also makes a cell uncertain.
-#: (The count cannot read blurred pips, so it only judges tiles the CNN is not nearly
-#: sure of.)
+#: Below this probability a tile that the classical pip count cannot confirm (no tile
+#: seen, or pips it cannot make out: blurred, streaked) is uncertain (see
+#: UNCONFIRMED_CONFIDENCE). A count that is sure and disagrees makes any tile uncertain,
+#: however sure the network is (the veto: sixes with a highlight in each hollow pip
+#: were read as fours at 0.975 with the count never asked).
 VETO_CONFIDENCE = 0.95
 #: a tile that the classical count cannot confirm (it sees no tile, or cannot make out
 #: the pips: blurred, streaked) needs this top-class probability, not MIN_CONFIDENCE
@@ -152,6 +161,88 @@ CLEAR_SHARPNESS = 0.1
 #: 0.9: 459); checked on 9001 and 8101 (317 -> 325, wrong 11 -> 11, hidden cells read
 #: wrong 8 -> 8).
 TILE_FACE_BRIGHT = 0.85
+def _knob(default: float, low: float, high: float, about: str):
+    """A field of ``ReaderConfig``: its default, bounds and a one-line description."""
+    return field(default=default, metadata={"bounds": (low, high), "about": about})
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """Every tuned number of the reader's decision, with its bounds and what it does,
+    passed into ``BoardReader`` (the defaults are the module's constants above, whose
+    comments say how each was chosen). A value out of bounds is refused on
+    construction (``ValueError``)."""
+
+    min_confidence: float = _knob(
+        MIN_CONFIDENCE, 0.3, 0.99, "top-class probability below which a cell is uncertain")
+    blurred_confidence: float = _knob(
+        BLURRED_CONFIDENCE, 0.3, 0.99, "the same bar on a blurred photo")
+    veto_confidence: float = _knob(
+        VETO_CONFIDENCE, 0.5, 1.0, "below it a tile the pip count cannot confirm is doubted")
+    unconfirmed_confidence: float = _knob(
+        UNCONFIRMED_CONFIDENCE, 0.5, 1.0, "bar for a reading no second cue supports")
+    uncounted_margin: float = _knob(
+        UNCOUNTED_MARGIN, 0.0, 0.5, "over the floor, for a tile whose pips cannot be told")
+    light_empty_blurred: float = _knob(
+        LIGHT_EMPTY_BLURRED, 0.5, 1.0, "'empty' a light cell needs on a blurred photo")
+    doubtful_frame: int = _knob(
+        DOUBTFUL_FRAME, 1, 193, "doubtful cells from which a frame reports nothing")
+    doubtful_frame_streaked: int = _knob(
+        DOUBTFUL_FRAME_STREAKED, 1, 193, "the same on a photo streaked past its pips")
+    streaked_below: float = _knob(
+        STREAKED_BELOW, 0.0, 1.0, "weakest-direction sharpness below which a photo is streaked")
+    bright_empty_below: float = _knob(
+        BRIGHT_EMPTY_BELOW, 0.0, 1.0, "'empty' a dark cell bright like a tile needs")
+    empty_odds_sharp: float = _knob(
+        EMPTY_ODDS_SHARP, 1.0, 20.0, "odds of 'empty' raised on dark cells of sharp photos")
+    light_empty_odds: float = _knob(
+        LIGHT_EMPTY_ODDS, 1.0, 20.0, "odds of 'empty' raised on light cells with no hand near")
+    sharp_enough: float = _knob(
+        SHARP_ENOUGH, 0.0, 1.0, "board sharpness below which a photo is blurred")
+    clear_sharpness: float = _knob(
+        CLEAR_SHARPNESS, 0.0, 1.0, "board sharpness from which a photo is clearly sharp")
+    tile_face_bright: float = _knob(
+        TILE_FACE_BRIGHT, 0.0, 1.0, "middle brightness of a tile's face on a sharp photo")
+    #: the print check every fit must pass (None: fits are taken as located)
+    print_proof: ProofConfig | None = field(
+        default_factory=ProofConfig,
+        metadata={"about": "the print check every fit must pass (print_proof.py)"})
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            bounds = f.metadata.get("bounds")
+            value = getattr(self, f.name)
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ValueError(f"ReaderConfig.{f.name} = {value} is outside "
+                                 f"{bounds[0]}..{bounds[1]} ({f.metadata['about']})")
+
+    #: the fields whose values depend on the pip network (its calibration: how sure it
+    #: is when right), listed in its model card (models/pips.onnx.json)
+    MODEL_DEPENDENT = ("min_confidence", "blurred_confidence", "veto_confidence",
+                       "unconfirmed_confidence", "uncounted_margin", "light_empty_blurred",
+                       "bright_empty_below", "empty_odds_sharp", "light_empty_odds",
+                       "doubtful_frame", "doubtful_frame_streaked")
+
+    def model_card_entry(self) -> dict:
+        """The model-dependent fields as the model card lists them."""
+        return {"fitted_by": "hand-tuned on the wide benchmark's tuning seeds (7001, 6101, "
+                             "6201; docs/vision-notes.md), not yet by a committed script",
+                "values": {name: getattr(self, name) for name in self.MODEL_DEPENDENT},
+                "described": [line for line in self.describe()
+                              if line.split(" = ")[0] in self.MODEL_DEPENDENT]}
+
+    @classmethod
+    def describe(cls) -> list[str]:
+        """One line per field: name, default, bounds, what it does."""
+        out = []
+        for f in fields(cls):
+            default = f.default if f.default is not MISSING else "(config)"
+            bounds = f.metadata.get("bounds")
+            span = f" [{bounds[0]}..{bounds[1]}]" if bounds else ""
+            out.append(f"{f.name} = {default}{span}: {f.metadata.get('about', '')}")
+        return out
+
+
 #: at most this many of the locator's fits are read and compared
 MAX_CANDIDATES = 3
 #: cells read below this top-class probability are read again from crops moved by one
@@ -228,6 +319,28 @@ BESIDE_HAND_SURE = 0.8
 ORIENTATIONS = (1, 2, 3, 4, 5, 6, 7, 0)
 
 
+def sure_count_disagrees(counts: np.ndarray, cls: np.ndarray, blurred: bool) -> np.ndarray:
+    """Per cell: the classical pip count is sure and contradicts the network's class,
+    however sure the network is (the veto). Sure: on a photo not blurred, two pips or
+    more counted, two or more away from the class. Its errors are a pip too many or
+    too few (a speck, two pips merged) and, on blurred photos, all pips merged into
+    one (wide set, seed 9001, first 40 photos: 53 disagreements with a sure network,
+    50 of them the count's error, every one of those within a pip on a sharp photo or
+    on a blurred one). Sixes read as fours with a highlight in each hollow pip are two
+    pips away."""
+    if blurred:
+        return np.zeros(len(counts), bool)
+    return (counts >= 2) & (np.abs(counts - cls) >= 2)
+
+
+def vetoed(result: ReadResult, i: int, c: int) -> bool:
+    """Does the sure pip count (``sure_count_disagrees``) that vetoed cell ``i``
+    contradict class ``c`` too? A second reading never settles such a cell as ``c``."""
+    counts = result.pip_counts
+    return (counts is not None and CELL_NAMES[i] in result.vetoed
+            and abs(int(counts[i]) - c) >= 2)
+
+
 def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     """The frame as the reader works on it (longer side at most WORK_SIDE), and the
     scale factor applied."""
@@ -248,7 +361,11 @@ class BoardReader:
                  unconfirmed_confidence: float = UNCONFIRMED_CONFIDENCE,
                  light_empty_odds: float = LIGHT_EMPTY_ODDS,
                  board_model_path: Path | str | None = DEFAULT_BOARD_MODEL,
+                 config: ReaderConfig | None = None,
                  tiles: TileAdaptation | None = None):
+        """``config``: every tuned number of the decision (``ReaderConfig``); without
+        it, the defaults with the five older keyword arguments applied. ``tiles``: a
+        table's own tiles (``zatre calibrate tiles``)."""
         self.classifier = PipClassifier(model_path, threads)
         #: a table's own tiles (``zatre calibrate tiles``): the classifier's probabilities
         #: come from it, every decision below weighs them as it would the network's
@@ -257,14 +374,32 @@ class BoardReader:
         self.locator = BoardLocator(board_model_path, threads)
         self.calibration = calibration
         self.markers = markers
-        self.min_confidence = min_confidence
-        self.blurred_confidence = blurred_confidence
-        self.veto_confidence = veto_confidence
-        self.unconfirmed_confidence = unconfirmed_confidence
-        self.light_empty_odds = light_empty_odds
+        self.config = config or ReaderConfig(
+            min_confidence=min_confidence, blurred_confidence=blurred_confidence,
+            veto_confidence=veto_confidence, unconfirmed_confidence=unconfirmed_confidence,
+            light_empty_odds=light_empty_odds)
+        #: the calibration whose grid last proved itself (a fixed camera's grid is
+        #: checked once, not every frame)
+        self._proved_calibration: Calibration | None = None
         #: ``board_moved``'s contrast test on a calibrated read (photos that may show
         #: another set-up); the live pipeline turns it off
         self.moved_contrast = True
+
+    # the older attributes, kept: each reads (and sets) the config's field
+    def _setting(name: str):  # noqa: N805 - a property factory, used in the class body
+        def get(self):
+            return getattr(self.config, name)
+
+        def put(self, value):
+            self.config = replace(self.config, **{name: value})
+        return property(get, put)
+
+    min_confidence = _setting("min_confidence")
+    blurred_confidence = _setting("blurred_confidence")
+    veto_confidence = _setting("veto_confidence")
+    unconfirmed_confidence = _setting("unconfirmed_confidence")
+    light_empty_odds = _setting("light_empty_odds")
+    print_proof = _setting("print_proof")
 
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray, grey: np.ndarray
@@ -283,6 +418,42 @@ class BoardReader:
                 return [(r.model, r.score)], "markers"
         found = self.locator.locate(work, grey)
         return list(found.result.candidates[:MAX_CANDIDATES]), f"locate:{found.method}"
+
+    def _proved_reading(self, work: np.ndarray, grey: np.ndarray,
+                        candidates: list[tuple[GridModel, float]], source: str
+                        ) -> tuple[tuple | None, Proof | None]:
+        """Rectify and classify each candidate fit, then take the one whose cells the
+        classifier reads most confidently among those that prove themselves against
+        the print (``print_proof.prove``, tried in that order; a fit one cell off is
+        moved onto the grid it proves, its corners labelled again by the print
+        (``orient.by_print``: the label and logo were looked for where the fit put
+        them), and read again there). Returns (model, locate
+        score, rectified board, crops, probabilities, proof), or None and the last
+        proof that failed. A saved calibration's grid is proved once, not every
+        frame."""
+        readings = []
+        for model, score in candidates:
+            board, cr, probs = self._read_cells(grey, model)
+            quality = float(np.mean(np.log(probs.max(axis=1) + 1e-6)))
+            readings.append((quality, model, score, board, cr, probs))
+        readings.sort(key=lambda r: -r[0])
+        unchecked = self.print_proof is None or (
+            source == "calibration" and self._proved_calibration is self.calibration)
+        failed = None
+        for _, model, score, board, cr, probs in readings:
+            if unchecked:
+                return (model, score, board, cr, probs, None), None
+            proof = prove(grey, model, self.print_proof)
+            if not proof.proved:
+                failed = proof
+                continue
+            if proof.moved != (0, 0):
+                model = by_print(work, proof.model)
+                board, cr, probs = self._read_cells(grey, model)
+            if source == "calibration":
+                self._proved_calibration = self.calibration
+            return (model, score, board, cr, probs, proof), None
+        return None, failed
 
     def _read_cells(self, grey: np.ndarray, model: GridModel
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -346,7 +517,7 @@ class BoardReader:
             c = int(best[k].argmax())
             rival = float(np.partition(best[k], -2)[-2])
             if (c > 0 and best[k, c] >= RECENTRE_SURE and rival < RECENTRE_RIVAL
-                    and c in top_two[k]
+                    and c in top_two[k] and not vetoed(result, index[k], c)
                     and result.probabilities[index[k], 0] < RECENTRE_EMPTY_BELOW):
                 result.cells[name] = c
                 settled.append(name)
@@ -405,7 +576,7 @@ class BoardReader:
             calls = clear[:, :OCCLUDED].argmax(axis=1)
             sure = clear[:, :OCCLUDED].max(axis=1) >= BESIDE_HAND_SURE
             agree, rival = sure & (calls == c), sure & (calls != c)
-            if agree.sum() >= BESIDE_HAND_AGREE and not rival.any():
+            if agree.sum() >= BESIDE_HAND_AGREE and not rival.any() and not vetoed(result, i, c):
                 if c > 0:
                     result.cells[CELL_NAMES[i]] = c
                 settled.append(CELL_NAMES[i])
@@ -415,36 +586,45 @@ class BoardReader:
 
     # -- reading -----------------------------------------------------------------------
     def read(self, image: np.ndarray) -> ReadResult:
+        """One frame, in named stages: locate (candidate fits), rectify and classify
+        each, prove (the fit against the print; ``_proved_reading``), steady the
+        doubtful readings, decide, refine (the re-reading passes, ``refine``)."""
         t0 = time.perf_counter()
         work, f = work_image(image)
         if self.calibration is not None and self.calibration.camera_matrix is not None:
             work = self.calibration.undistort(work)
         grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-        candidates, source = self._models(work, grey)
-        if not candidates:
+        candidates, source = self._models(work, grey)                        # locate
+        chosen, failed = self._proved_reading(work, grey, candidates, source)
+        if chosen is None:
             return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
-                              source=source)
-        # several fits: keep the one whose cells the classifier reads most confidently
-        best = None
-        for model, score in candidates:
-            board, cr, probs = self._read_cells(grey, model)
-            quality = float(np.mean(np.log(probs.max(axis=1) + 1e-6)))
-            if best is None or quality > best[0]:
-                best = (quality, model, score, board, cr, probs)
-        _, model, score, board, cr, probs = best
+                              source=source, print_proof=failed)
+        model, score, board, cr, probs, proof = chosen
         sharp = sharpness(board)
-        result = self.decide(cr, self.steadied(board, probs, cr), blurred=sharp < SHARP_ENOUGH,
-                             clear=sharp >= CLEAR_SHARPNESS)
-        self.recentred(board, result)
-        self.beside_hand(board, result, blurred=sharp < SHARP_ENOUGH,
-                         sharp_clear=sharp >= CLEAR_SHARPNESS)
+        blurred = sharp < self.config.sharp_enough
+        clear = sharp >= self.config.clear_sharpness
+        result = self.decide(cr, self.steadied(board, probs, cr), blurred=blurred,
+                             clear=clear)                                    # decide
+        self.refine(board, result, blurred=blurred, clear=clear)             # refine
         result.sharpness = sharp
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]
                           for x, y in model.corners()]
         result.model = model
         result.locate_score = score
         result.source = source
+        result.print_proof = proof
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return result
+
+    def refine(self, board: np.ndarray, result: ReadResult, blurred: bool,
+               clear: bool) -> ReadResult:
+        """The re-reading passes, in order, each settling uncertain cells of ``result``
+        (in place) from crops of ``board`` moved about them: ``recentred`` (a tile off
+        its cell's middle), then ``beside_hand`` (a cell at a hand's edge). Neither
+        settles a cell against a sure pip count (``vetoed``) nor touches a frame held
+        back."""
+        self.recentred(board, result)
+        self.beside_hand(board, result, blurred=blurred, sharp_clear=clear)
         return result
 
     def decide(self, cr: np.ndarray, probs: np.ndarray, blurred: bool = False,
@@ -482,11 +662,12 @@ class BoardReader:
         (LIGHT_EMPTY_ODDS), and such a cell read empty needs UNCONFIRMED_CONFIDENCE,
         counting as a doubt about the frame when only the raise made it sure. The result
         still reports the network's own probabilities."""
+        cfg = self.config
         network = probs
         if clear:
-            probs = empty_odds_raised(probs, ~IS_LIGHT, EMPTY_ODDS_SHARP)
+            probs = empty_odds_raised(probs, ~IS_LIGHT, cfg.empty_odds_sharp)
         floor = self.blurred_confidence if blurred else self.min_confidence
-        uncounted = min(floor + UNCOUNTED_MARGIN, self.unconfirmed_confidence)
+        uncounted = min(floor + cfg.uncounted_margin, self.unconfirmed_confidence)
         given = probs
         raw = probs.argmax(axis=1)
         alone = no_hand_near(raw)
@@ -515,10 +696,15 @@ class BoardReader:
         #: middle bright like a tile's face (TILE_FACE_BRIGHT), not bright marble
         tile_face = bright_empty.copy()
         if clear:
-            tile_face[tile_face] = looks_like_tiles(cr[tile_face], TILE_FACE_BRIGHT)
+            tile_face[tile_face] = looks_like_tiles(cr[tile_face], cfg.tile_face_bright)
         bare = bare_board(raw, cr)   # read empty by the network itself
-        checked = (cls > 0) & (cls != OCCLUDED) & (conf < self.veto_confidence)
+        # every tile is counted. Below ``veto_confidence`` any disagreement, or a count
+        # that cannot confirm the tile, makes it uncertain; above it a sure count does
+        # (the veto, ``sure_count_disagrees``)
+        checked = (cls > 0) & (cls != OCCLUDED)
+        unsure_tile = checked & (conf < self.veto_confidence)
         counts = count_all(cr, checked)
+        veto = checked & sure_count_disagrees(counts, cls, blurred)
         cells: dict[str, int] = {}
         uncertain: list[str] = []
         occluded: list[str] = []
@@ -534,15 +720,17 @@ class BoardReader:
                 doubt = True  # marble streaks, or a tile the network half sees
             if bare[i]:
                 doubt = False  # "empty", and too dark for a tile: bare board
-            if tile_face[i] and own[i] < BRIGHT_EMPTY_BELOW:
+            if tile_face[i] and own[i] < cfg.bright_empty_below:
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
-            if blurred and c == 0 and IS_LIGHT[i] and own[i] < LIGHT_EMPTY_BLURRED:
+            if blurred and c == 0 and IS_LIGHT[i] and own[i] < cfg.light_empty_blurred:
                 doubt = True  # a blurred tile on a light cell looks like the bare cell
             # the classical count disagrees, or cannot confirm the tile and the CNN is
             # not quite sure either
-            if checked[i] and counts[i] > 0 and counts[i] != c:
+            if unsure_tile[i] and counts[i] > 0 and counts[i] != c:
                 doubt = True
-            if checked[i] and counts[i] <= 0 and own[i] < (
+            if veto[i]:
+                doubt = True  # a sure count, two pips or more away: however sure the CNN
+            if unsure_tile[i] and counts[i] <= 0 and own[i] < (
                     uncounted if counts[i] == CANNOT_TELL else self.unconfirmed_confidence):
                 doubt = True
             if bright_empty[i] and not doubt:
@@ -559,9 +747,9 @@ class BoardReader:
         # the cells in doubt: uncertain ones that are not occluded calls, and cells
         # taken as empty in doubt (bright dark cells, light cells empty only by the raise)
         doubts = len(uncertain) - len(occluded) + taken_in_doubt
-        doubtful_frame = doubts >= DOUBTFUL_FRAME or (
-            doubts >= DOUBTFUL_FRAME_STREAKED
-            and weakest_direction_sharpness(cr) < STREAKED_BELOW)
+        doubtful_frame = doubts >= cfg.doubtful_frame or (
+            doubts >= cfg.doubtful_frame_streaked
+            and weakest_direction_sharpness(cr) < cfg.streaked_below)
         if doubtful_frame:
             cells = {}
             uncertain = list(CELL_NAMES)
@@ -570,7 +758,8 @@ class BoardReader:
                           uncertain=sorted(uncertain, key=reading_key),
                           occluded=sorted(occluded, key=reading_key),
                           classes=cls, probabilities=network, pip_counts=counts,
-                          doubtful_frame=doubtful_frame)
+                          doubtful_frame=doubtful_frame,
+                          vetoed=[n for n, v in zip(CELL_NAMES, veto, strict=True) if v])
 
 
-__all__ = ["BoardReader", "CLASSES", "ReadResult"]
+__all__ = ["BoardReader", "CLASSES", "ReadResult", "ReaderConfig"]
