@@ -14,7 +14,6 @@ from zatre_vision.rules.analysis import (
     analyse_record,
     analyse_turn,
     coach_line,
-    known_hand,
     legal_moves,
     turn_points,
 )
@@ -158,31 +157,33 @@ def after_first() -> Board:
     return board_of(FIRST.items())
 
 
+def hands(record: dict) -> list[tuple]:
+    """(hand, source, most) of each turn as the analysis gives it."""
+    return [(t["hand"], t["hand_source"], t["hand_most"])
+            for t in analyse_record(parse_record(record)).to_json()["turns"]]
+
+
 def test_a_declared_hand_is_the_hand():
-    assert known_hand([4, 6], [4], None, after_first()) == KnownHand((4, 6), True, "declared")
+    record = {"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": FIRST}, {"player": "Ben", "placed": {"I8": 4}, "hand": [4, 6]}]}
+    assert hands(record)[1] == ([4, 6], "declared", 2)
 
 
 def test_a_full_turn_from_an_empty_hand_is_the_whole_hand():
-    assert known_hand(None, [6, 5, 5], [], Board()) == KnownHand((5, 5, 6), True, "rules")
-    assert known_hand(None, [4, 2], [], after_first()) == KnownHand((2, 4), True, "rules")
-    # a team of two draws four
-    assert known_hand(None, [4, 2], [], after_first(), members=2).complete is False
+    record = {"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": FIRST}, {"player": "Ben", "placed": {"G8": 4, "G9": 2}}]}
+    assert hands(record) == [([5, 5, 6], "rules", 3), ([2, 4], "rules", 2)]
+    # a team seat draws four: two placed do not show its hand
+    team = {**record, "teams": {"Ann": 2, "Ben": 2}}
+    assert hands(team)[1] == (None, "placed-only", 4)
 
 
 def test_tiles_kept_back_and_never_declared_leave_the_hand_unknown():
-    hand = known_hand(None, [4], [], after_first())
-    assert hand == KnownHand((4,), False, "placed-only")
-    assert known_hand(None, [4, 2], None, after_first()).complete is False
-
-
-def test_known_leftovers_give_the_hand_by_rule_6():
-    board = after_first()
-    # two or more held, one placeable: no draw, the hand is what was kept
-    assert known_hand(None, [3], [3, 6], board) == KnownHand((3, 6), True, "rules")
-    # one held: one drawn; the turn shows it when it places a tile not held
-    assert known_hand(None, [3, 2], [3], board) == KnownHand((2, 3), True, "rules")
-    # the drawn tile is not shown: unknown
-    assert known_hand(None, [3], [3], board).complete is False
+    record = {"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": FIRST}, {"player": "Ben", "placed": {"I8": 4}}]}
+    turn = analyse_record(parse_record(record)).turns[1]
+    assert turn.hand == KnownHand((4,), False, "placed-only", 2, turn.hand.why)
+    assert "1 to 2 tiles held" in turn.notes[0]
 
 
 def test_a_turn_with_tiles_kept_back_is_analysed_only_on_what_is_certain():
@@ -190,16 +191,19 @@ def test_a_turn_with_tiles_kept_back_is_analysed_only_on_what_is_certain():
         {"player": "Ann", "placed": FIRST},
         {"player": "Ben", "placed": {"I8": 4}},          # kept one back, undeclared
         {"player": "Ann", "placed": {"G6": 1, "G5": 3}},
-        {"player": "Ben", "placed": {"H6": 1, "H5": 2}},  # hand: 1, 2 and the kept tile
+        # one kept, one drawn (rule 6): two placed show the whole hand
+        {"player": "Ben", "placed": {"H6": 1, "H5": 2}},
     ]})
     turns = analyse_record(record).turns
-    assert [t.hand.complete for t in turns] == [True, False, True, False]
-    ben = turns[3].to_json()
-    assert ben["hand"] is None and ben["hand_known"] is False
-    assert ben["tiles_analysed"] == [1, 2] and ben["lower_bound"] is True
-    assert any("not fully known" in n for n in ben["notes"])
+    assert [t.hand.complete for t in turns] == [True, False, True, True]
+    assert turns[3].hand.source == "rules" and turns[3].hand.tiles == (1, 2)
+    ben = turns[1].to_json()
+    assert ben["legal"] and ben["hand"] is None and ben["hand_known"] is False
+    assert ben["tiles_analysed"] == [4] and ben["lower_bound"] is True
+    assert ben["hand_most"] == 2
+    assert any("not fully known" in n and "at least" in n for n in ben["notes"])
     # only moves of the tiles placed are compared
-    assert sorted(ben["best_by_value"]["placed"].values()) == [1, 2]
+    assert list(ben["best_by_value"]["placed"].values()) == [4]
 
 
 def test_an_illegal_turn_is_not_counted():

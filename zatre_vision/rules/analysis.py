@@ -1,7 +1,7 @@
 """After the match: every turn set against the best move its hand allowed.
 
 Pure: a validated record in, an analysis out (no I/O). For each turn it finds the
-hand the player certainly held (``known_hand``), lists the legal moves of that hand
+hand the player certainly held (``turn_known_hand``), lists the legal moves of that hand
 on the board as it was (``moves.legal_index_placements``) and values each by two
 measures:
 
@@ -15,15 +15,18 @@ Points missed = best minus played, by each measure. The move played is always am
 the moves compared, so nothing missed is ever negative, and a player who always takes
 the best move by one measure misses zero by it.
 
-**Hands.** A turn's hand is certain when the record declares it (``hand``: the tiles
-placed plus those declared held), or when it follows from the rules (rule 6): a
-player whose hand was empty draws a full turn (three on the first turn of the game,
-two per member of the seat) and placed a full turn, or a player whose leftovers are
-known drew nothing (two or more, one placeable) or drew one tile that the turn shows.
-Otherwise some tiles were kept back and never declared: the turn says so, and only
-the tiles placed are analysed (other ways to place those same tiles). That is
-certain as far as it goes: when the played turn was legal, those moves were legal
-too, so the points missed are *at least* what it reports (``lower_bound``).
+**Hands.** What a player may hold is decided in one place, :mod:`.holdings`, through
+the same ``Referee`` that ``zatre score`` replays with (draws, tiles kept back, a
+refused turn's tiles back in the hand, two per member for a team). A turn's hand is
+certain when the record declares it and it fits that allowance, or when
+``holdings.turn_hand`` finds it follows from the rules (rule 6: known leftovers and
+the whole draw shown, or as many tiles placed as the seat can hold). Otherwise
+(tiles kept back and never declared, a declared hand that breaks the draw, a turn
+played out of turn) the turn says so, and only the tiles placed are analysed (other
+ways to place those same tiles); the most the hand could hold is given where the
+rules bound it. That is certain as far as it goes: when the played turn was legal,
+those moves were legal too, so the points missed are *at least* what it reports
+(``lower_bound``).
 
 **The cap.** A carried-over hand of many tiles can have millions of legal moves.
 Past ``limit`` placements the search keeps only the first ``limit`` in its fixed order
@@ -39,8 +42,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .board import CELL_SET, DOWN, LIGHT, NAMES, RIGHT, Board, grid_index
-from .moves import legal_index_placements, placeable_values, sheet_value
-from .record import GameRecord, ReplayedTurn, run_replay
+from .holdings import Allowance, turn_hand
+from .moves import legal_index_placements, sheet_value
+from .record import GameRecord, Referee, ReplayedTurn
 from .search import (
     Placement,
     in_scoring_line,
@@ -49,7 +53,7 @@ from .search import (
     placement_nonscoring_light,
 )
 from .sheet import ScoreSheet
-from .tiles import FIRST_HAND
+from .tiles import is_tile_value
 from .turn import LINE_POINTS, SUMS
 
 #: The most legal placements compared in one turn (see the module doc, "The cap").
@@ -63,8 +67,6 @@ TOP_ALTERNATIVES = 3
 COSTLIEST = 3
 #: Sheet values closer than this are equal (float sums in a different order).
 EPSILON = 1e-9
-
-TURN_TILES = 2
 
 
 @dataclass(frozen=True)
@@ -84,13 +86,17 @@ class KnownHand:
     """What the analysis may take as the hand of one turn.
 
     ``tiles``: the tiles analysed; the whole hand when ``complete``, else only the
-    tiles placed (the rest were kept back earlier and never declared). ``source``
-    says how it is known: ``declared`` (the record's hand), ``rules`` (follows from
-    rule 6 and earlier turns) or ``placed-only``."""
+    tiles placed. ``source`` says how it is known: ``declared`` (the record's hand),
+    ``rules`` (follows from rule 6 and earlier turns, ``holdings.turn_hand``) or
+    ``placed-only``. ``most``: the most tiles the hand can have held (None where the
+    rules do not bound it: the turn broke the draw or was played out of turn).
+    ``why``: why the hand is not fully known."""
 
     tiles: tuple[int, ...]
     complete: bool
     source: str
+    most: int | None = None
+    why: str = ""
 
 
 @dataclass
@@ -139,6 +145,7 @@ class TurnAnalysis:
             "hand": list(self.hand.tiles) if self.hand.complete else None,
             "hand_known": self.hand.complete,
             "hand_source": self.hand.source,
+            "hand_most": self.hand.most,
             "tiles_analysed": list(self.hand.tiles),
             "legal": self.legal,
             "applied": self.applied,
@@ -209,43 +216,37 @@ class Analysis:
 # -- hands ------------------------------------------------------------------------------
 
 
-def _full_turn(first: bool, members: int) -> int:
-    return FIRST_HAND if first else TURN_TILES * members
-
-
-def known_hand(declared: Sequence[int] | None, placed_values: Sequence[int],
-               before: list[int] | None, board: Board, members: int = 1) -> KnownHand:
-    """The hand of one turn as far as it is certain.
-
-    ``before``: the tiles the player certainly holds at the start of the turn before
-    any draw (``[]``: an empty hand; None: not known). ``board`` is the board before the
-    turn (the first turn of the game when it is empty)."""
-    placed = Counter(placed_values)
-    if declared is not None:
-        return KnownHand(tuple(sorted(declared)), True, "declared")
-    if before is not None:
-        if not before:
-            full = _full_turn(board.count == 0, members)
-            if sum(placed.values()) == full:
-                return KnownHand(tuple(sorted(placed.elements())), True, "rules")
-        elif len(before) >= 2 and placeable_values(board) & set(before):
-            if not placed - Counter(before):  # drew nothing: the hand is what was kept
-                return KnownHand(tuple(sorted(before)), True, "rules")
-        else:
-            drawn = placed - Counter(before)
-            if sum(drawn.values()) == 1:  # the one tile drawn is among those placed
-                return KnownHand(tuple(sorted([*before, *drawn.elements()])), True, "rules")
-    return KnownHand(tuple(sorted(placed.elements())), False, "placed-only")
-
-
-def _left_after(hand: KnownHand, placed_values: Sequence[int], applied: bool) -> list[int] | None:
-    if not hand.complete or not applied:
-        return None
-    rest = Counter(hand.tiles)
-    rest.subtract(placed_values)
-    if any(n < 0 for n in rest.values()):
-        return None
-    return sorted(rest.elements())
+def turn_known_hand(allow: Allowance, replayed: ReplayedTurn) -> KnownHand:
+    """The hand of one turn as far as it is certain. ``allow``: what
+    :mod:`.holdings` let the seat hold for the turn (``Referee.allowance`` just
+    before it); the record's hand is believed only when the turn passed the draw
+    check, and a turn out of turn has no hand by the rules."""
+    turn, result = replayed.turn, replayed.result
+    placed = tuple(sorted(v for v in turn.placed.values() if is_tile_value(v)))
+    codes = {v.code for v in result.violations}
+    fits = "wrong-draw" not in codes
+    out_of_turn = "out-of-turn" in codes
+    tiles = None
+    if turn.hand is not None or not out_of_turn:
+        tiles = turn_hand(allow, turn.hand, placed, fits)
+    if tiles is not None:
+        source = "declared" if turn.hand is not None else "rules"
+        return KnownHand(tiles, True, source, len(tiles))
+    if not fits:
+        why = ("the declared hand does not fit what the player may hold" if turn.hand
+               is not None else "more tiles placed than the player may hold")
+    elif out_of_turn:
+        why = "played out of turn"
+    elif allow.kept is not None and (sum((Counter(placed) - Counter(allow.kept)).values())
+                                     > allow.most - len(allow.kept)):
+        # more tiles placed beyond those kept than the seat may draw
+        why = f"the tiles placed do not fit the tiles kept back {sorted(allow.kept)}"
+        return KnownHand(placed, False, "placed-only", None, why)
+    else:
+        why = (f"not declared, and the turn does not show it all: {len(placed)} to "
+               f"{allow.most} tiles held")
+    most = allow.most if fits and not out_of_turn else None
+    return KnownHand(placed, False, "placed-only", most, why)
 
 
 # -- the legal moves of a hand ------------------------------------------------------------
@@ -379,9 +380,11 @@ def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: Rep
         notes.append(f"too many legal moves to compare all: {len(placements)} of them were "
                      "(a better one may exist)")
     if not hand.complete:
-        notes.append("hand not fully known (tiles kept back earlier were never declared): "
-                     + ("only other ways to place the tiles placed are compared, so at least "
-                        "this much was missed" if hand.tiles else "nothing certain to analyse"))
+        scored = replayed.applied and result.legal
+        notes.append(f"hand not fully known ({hand.why or 'not declared'}): "
+                     + ("only other ways to place the tiles placed are compared"
+                        + (", so at least this much was missed" if scored else "")
+                        if hand.tiles else "nothing certain to analyse"))
 
     # (points, value, placement) of every move compared; a pass has the placement ()
     measured = [(*valuer.measure(p), p) for p in placements if p]
@@ -434,27 +437,18 @@ def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
 
     ``progress(done, total)`` (optional) is called after each turn. ``only``: analyse
     just these turn numbers (1-based; the others are replayed, their hands followed)."""
-    replay = run_replay(record)
-    board = Board()
-    sheets = {p: ScoreSheet() for p in record.players}
-    before: dict[str, list[int] | None] = {p: [] for p in record.players}
+    referee = Referee(record.players, record.teams, record.starter)
     out: list[TurnAnalysis] = []
-    total = len(replay.turns)
-    for number, replayed in enumerate(replay.turns, start=1):
-        turn = replayed.turn
-        placed_values = [v for v in turn.placed.values()]
-        hand = known_hand(turn.hand, placed_values, before[turn.player], board,
-                          record.teams.get(turn.player, 1))
-        if only is None or number in only:
-            out.append(analyse_turn(board, sheets[turn.player], hand, replayed, number, limit))
-        before[turn.player] = _left_after(hand, placed_values, replayed.applied)
-        if replayed.applied:
-            board = board.copy()
-            for name, value in turn.placed.items():
-                index = grid_index(name)
-                if index in CELL_SET and not board.values[index]:
-                    board.put(index, value)
-            sheets[turn.player].enter(replayed.result.points, replayed.result.crosses)
+    total = len(record.turns)
+    for number, turn in enumerate(record.turns, start=1):
+        allow = referee.allowance(turn.player)
+        wanted = only is None or number in only
+        if wanted:  # the board and the sheet as they were before the turn
+            board, sheet = referee.board.copy(), referee.sheets[turn.player].copy()
+        replayed = referee.commit(turn)
+        if wanted:
+            hand = turn_known_hand(allow, replayed)
+            out.append(analyse_turn(board, sheet, hand, replayed, number, limit))
         if progress is not None:
             progress(number, total)
     return Analysis(list(record.players), out, summarise(record.players, out), limit)
@@ -511,6 +505,6 @@ __all__ = [
     "analyse_record",
     "analyse_turn",
     "coach_line",
-    "known_hand",
     "summarise",
+    "turn_known_hand",
 ]

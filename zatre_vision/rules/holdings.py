@@ -122,13 +122,38 @@ def draw_violations(allow: Allowance, hand: Sequence[int] | None, placed: int
     return out
 
 
+def turn_hand(allow: Allowance, hand: Sequence[int] | None, placed: Sequence[int],
+              fits: bool = True) -> tuple[int, ...] | None:
+    """The whole hand the seat held for the turn, when it is certain; None when only the
+    tiles placed (and at most ``allow.most`` tiles in all) are.
+
+    A declared ``hand`` is the hand when it ``fits`` (passed ``draw_violations``). With
+    none declared, the hand follows from the rules when the tiles kept back are known
+    and those placed beyond them are as many as the seat may draw (so the whole draw:
+    nothing drawn, the one tile drawn shown, a full draw all placed), or when the turn
+    placed as many tiles as the seat can hold. ``placed``: the values placed (tiles)."""
+    if hand is not None:
+        return tuple(sorted(hand)) if fits else None
+    if not fits:
+        return None
+    if allow.kept is not None:
+        drawn = Counter(placed) - Counter(allow.kept)
+        if sum(drawn.values()) == allow.most - len(allow.kept):
+            return tuple(sorted([*allow.kept, *drawn.elements()]))
+        return None
+    return tuple(sorted(placed)) if len(placed) == allow.most else None
+
+
 def after_turn(allow: Allowance, hand: Sequence[int] | None, placed: Sequence[int],
                applied: bool, fits: bool) -> Holding:
     """What the seat holds after the turn. ``fits``: the hand passed ``draw_violations``
     (a hand that does not fit is not believed; only the bound stays). An applied turn
-    keeps back what was not placed; a refused one gets all its tiles back."""
+    keeps back what was not placed; a refused one gets all its tiles back. A hand not
+    declared is known when ``turn_hand`` finds it certain."""
     if hand is None and allow.kept is not None and allow.most == len(allow.kept):
         hand, fits = allow.kept, True  # nothing could be drawn: the hand is what was kept
+    elif hand is None:
+        hand = turn_hand(allow, None, placed, fits)
     if hand is not None and fits:
         rest = Counter(hand)
         if applied:
@@ -142,4 +167,4 @@ def after_turn(allow: Allowance, hand: Sequence[int] | None, placed: Sequence[in
 
 
 __all__ = ["DRAW_PER_MEMBER", "EMPTY", "Allowance", "Holding", "after_turn", "allowance",
-           "draw_size", "draw_violations"]
+           "draw_size", "draw_violations", "turn_hand"]
