@@ -264,7 +264,10 @@ def test_a_recording_that_ends_while_an_end_of_turn_waits_leaves_the_turn_waitin
     assert f.tracker.waiting_at_finish == 1
 
 
-def test_end_turn_waits_for_a_tile_under_the_hand_but_not_for_the_next_players_tile():
+def test_end_turn_waits_for_a_cell_under_the_hand_but_not_for_the_next_players_tile():
+    """I8 is under the hand at the press: the turn waits for it; the tile that shows
+    there is left to the operator (it may have been put after the press). I9, under
+    the hand too and empty, is free, so the next player's tile there is theirs."""
     f = Feed(FIRST)
     f.put("G8", 5)
     f.still(2)
@@ -275,7 +278,10 @@ def test_end_turn_waits_for_a_tile_under_the_hand_but_not_for_the_next_players_t
     f.still(1, hand_over=("I8",))          # I9 is seen empty after the End turn
     f.put("I9", 2)                         # the next player is quick
     f.still(2)                             # the hand has gone: I8 and I9 both settle
+    assert f.committed == []
+    assert f.tracker.enter_cell("I8", 4)
     assert f.committed == [{"G8": 5, "I8": 4}]
+    assert f.tracker.new_tiles() == {"I9": 2}
 
 
 def test_undo_during_an_end_of_turn_wait_forgets_the_cells_seen_empty_meanwhile():

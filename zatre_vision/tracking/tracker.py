@@ -16,12 +16,16 @@ have settled. New tiles are the settled tiles that the table does not have yet
   and a tile that appears there later is the next player's, however soon it comes.
   A cell that could not be told then (a tile still settling, a hand over it, or a cell
   the reader is unsure of next to the tiles while the turn is short) is remembered as
-  *unsure*, not as free: the turn waits for it (an :class:`EndedTurn`). When the cell
-  reads, a tile there joins the turn (it lay there at the press), an empty cell frees
-  it. A cell the reader doubted at the press that a hand then covered is *ambiguous*
-  when it shows a tile (the next player may have put it there): only the operator
-  decides (``enter_cell``). The first ``end_turn`` with nothing new right after an
-  automatic commit only confirms it, any other one commits an empty turn (a pass);
+  *unsure*, not as free: the turn waits for it (an :class:`EndedTurn`). When a cell
+  the reader only doubted (no hand near) reads, a tile there joins the turn (it lay
+  there at the press), an empty cell frees it. A cell under a hand at the press, or
+  covered by one since, is *ambiguous* when it shows a tile (the next player may have
+  put it there): only the operator decides (``enter_cell``); read empty, it is free.
+  A tile read at the press (settled, or still settling on that value), or one the
+  reader was sure lay there though it could not read its value (``sure_tiles``), is
+  the turn's.
+  The first ``end_turn`` with nothing new right after an automatic commit only
+  confirms it, any other one commits an empty turn (a pass);
 - ``undo`` calls off the newest End turn still waiting, or takes back the last commit
   and disarms the automatic commit until the board moves again, so the same tiles are
   not committed straight back.
@@ -74,6 +78,10 @@ class Observation:
     #: there); the other held cells are only unsure. Empty: the cells under a hand are
     #: not known apart (then ``hand`` marks every held cell covered).
     covered: frozenset[str] = frozenset()
+    #: held cells that surely hold a tile, its value unread (the reader's own odds of
+    #: "empty" are small): a tile there at the press is the turn's, whoever's hand
+    #: passes over it later
+    sure_tiles: frozenset[str] = frozenset()
 
 
 class TurnSink(Protocol):
@@ -150,14 +158,16 @@ class CommitLog:
 class _Unsure:
     """A cell an ended turn could not tell at its press."""
 
-    #: a hand or motion has been over the cell since the press without a clear view
-    #: in between (so far only the press's own hand)
-    covered: bool
-    #: a hand came over the cell after a clear view: a tile read there now may be the
-    #: next player's
+    #: a hand or motion was over the cell at the press or since: a tile read there may
+    #: have been put down after the press (by the next player), so only the operator
+    #: may add it to the turn
     touched: bool = False
     #: the cell was read (not held) at least once since the press
     read: bool = False
+    #: the value read at the press on a cell still settling (a tile seen then)
+    shown: int | None = None
+    #: the reader was sure at the press that a tile lay there, its value unread
+    occupied: bool = False
 
 
 @dataclass
@@ -210,6 +220,7 @@ class TurnTracker:
         self.queue: list[EndedTurn] = []
         self._last_held: set[str] = set()
         self._last_covered: set[str] = set()
+        self._last_sure: set[str] = set()
         self._unconfirmed_auto = False
         self._auto_armed = True
         self._last_frame = 0
@@ -222,6 +233,8 @@ class TurnTracker:
         self.unseen_end_turns = 0
         #: ended turns still waiting for a cell when the frames ended (``finish``)
         self.waiting_at_finish = 0
+        #: the cells the first of them waited for
+        self.waiting_cells_at_finish: list[str] = []
         #: tiles read only after their turn's End turn, and added to it
         self.late_tiles_added = 0
         #: End turns pressed again while one already waited for the board to read:
@@ -249,6 +262,7 @@ class TurnTracker:
         held = set(obs.held)
         covered = set(obs.covered) if obs.covered or not obs.hand else set(held)
         self._last_held, self._last_covered = held, covered
+        self._last_sure = set(obs.sure_tiles)
         reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
         self.votes.add(reads, held)
         for turn in self.queue:
@@ -327,7 +341,8 @@ class TurnTracker:
             self.end_turns_merged += self.presses_unseen
             self.presses_unseen = 0
         turn.tiles = tiles
-        turn.unsure = {c: _Unsure(covered=c in self._last_covered) for c in unsure}
+        turn.unsure = {c: _Unsure(touched=c in self._last_covered, shown=self.votes.latest(c),
+                               occupied=c in self._last_sure) for c in unsure}
         turn.seen = True
         turn.deadline = self._last_time + self.config.end_wait_s
 
@@ -346,10 +361,8 @@ class TurnTracker:
         for cell in list(turn.unsure):
             state = turn.unsure[cell]
             if cell in covered:
-                if not state.covered:
-                    state.touched = True  # a hand came over it after a clear view
+                state.touched = True  # a hand over it: a tile may be put down there
                 continue
-            state.covered = False
             if cell in reads:
                 state.read = True
             if not state.read or cell in unsettled:
@@ -358,7 +371,7 @@ class TurnTracker:
             del turn.unsure[cell]
             if value is None:
                 continue  # empty at last: no tile of this turn lay there
-            if state.touched:
+            if state.touched and not state.occupied and value != state.shown:
                 turn.ambiguous[cell] = value  # the operator says
             else:
                 turn.tiles[cell] = value
@@ -463,6 +476,9 @@ class TurnTracker:
                 self.unseen_end_turns += 1 + self.presses_unseen
             else:
                 self.waiting_at_finish += 1
+        head = next((t for t in self.queue if t.seen and not t.settled), None)
+        if head is not None:
+            self.waiting_cells_at_finish = sorted({*head.unsure, *head.ambiguous})
         self.queue.clear()
         self.presses_unseen = 0
 
