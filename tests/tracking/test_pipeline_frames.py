@@ -244,3 +244,23 @@ def test_a_doubted_cell_a_hand_went_over_leaves_the_turn_waiting_not_wrong(game)
     assert got == [(t["player"], t["placed"]) for t in truth["turns"][:2]]
     assert out["replay"]["waiting_cells"] == [cell]
     assert out["replay"]["turns_waiting"] == len(truth["turns"]) - 2
+
+
+def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_waiting(game, monkeypatch):
+    from click.testing import CliRunner
+
+    from zatre_vision.tracking.cli import replay
+    from zatre_vision.vision import cli as vision_cli
+
+    folder, truth = game
+    cell, until = _unreadable_until_the_next_turn(truth)
+    reader = UnreadableTile(truth["frames"], cell, until)
+    reader.calibration = "saved"             # a fixed camera: the live reader passes through
+    monkeypatch.setattr(vision_cli, "_reader", lambda model, calibration, markers: reader)
+    result = CliRunner().invoke(replay, [str(folder), "--no-progress"])
+    assert result.exit_code == 0
+    assert len(json.loads(result.stdout)["turns"]) == 2
+    later = len(truth["turns"]) - 3
+    assert result.stderr == (f"warning: the recording ended while a turn waited for {cell}, "
+                             "which the camera could not read: that turn is not in the "
+                             f"result ({later} later turns queued behind it)\n")
