@@ -24,7 +24,7 @@ def test_the_next_players_tile_down_0_4_s_after_the_press_is_not_taken_by_the_tu
     f.still(20, unsure={"F8"})              # four seconds: far past the 2 s wait
     assert f.committed == []                # no short turn, and G6 is not Ben's
     assert f.tracker.waiting_turn() == {"cells": ["F8"], "ambiguous": [], "queued": 0,
-                                        "since_s": 4.4}
+                                        "repeat_presses": 0, "since_s": 4.4}
     f.still(2)                              # F8 reads at last
     assert f.committed == [{"G8": 1, "F8": 4}]
     assert f.tracker.waiting_turn() is None
@@ -162,3 +162,17 @@ def test_the_quiet_wait_before_the_table_is_told_is_configurable_and_bounded():
     ben_ends_with_f8_unreadable(f)
     f.still(1, unsure={"F8"})
     assert f.tracker.waiting_turn()["cells"] == ["F8"]
+
+
+def test_end_turn_pressed_again_while_the_turn_waits_is_no_pass():
+    f = Feed(FIRST)
+    ben_ends_with_f8_unreadable(f)
+    f.still(12, unsure={"F8"})              # the dashboard says F8 cannot be read
+    f.tracker.end_turn()                    # Ben presses again, impatient
+    assert f.tracker.repeat_presses == 1
+    assert f.tracker.waiting_turn()["queued"] == 0
+    f.still(2)
+    assert f.committed == [{"G8": 1, "F8": 4}]
+    f.still(25)                             # later on, a press with nothing new is a pass
+    f.tracker.end_turn()
+    assert f.committed[-1] == {}

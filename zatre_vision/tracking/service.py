@@ -63,6 +63,9 @@ def waiting_turn_info(waiting: dict, match) -> dict:
     if queued:
         message += (f" ({queued} later turn{'s wait' if queued > 1 else ' waits'} "
                     "behind it)")
+    if waiting.get("repeat_presses"):
+        message += ("; End turn pressed again meanwhile was taken as the same press (a "
+                    "player who passed presses once more when this turn is in)")
     return {"turn": len(match.turns) + 1, "player": match.current_player, "cells": cells,
             "ambiguous": ambiguous, "queued": queued, "message": message}
 

@@ -242,6 +242,9 @@ class TurnTracker:
         #: ``end_turns_merged`` for all that were committed as one turn with the first
         self.presses_unseen = 0
         self.end_turns_merged = 0
+        #: End turns with nothing new pressed again within ``confirm_window_s`` of one
+        #: whose turn still waits for a cell: the same press, not a pass
+        self.repeat_presses = 0
 
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
@@ -403,6 +406,13 @@ class TurnTracker:
                       and self._last_time - self._last_commit_time <= self.config.confirm_window_s)
             if confirming and recent:
                 return  # confirms the automatic commit just made (once)
+            if self._repeat_press():
+                # the turn just ended still waits for a cell: a player pressing again
+                # (the wait shows on the dashboard) is far likelier than the next
+                # player's pass within seconds, and a pass taken wrongly moves every
+                # later turn to the wrong player. Counted; the table is told.
+                self.repeat_presses += 1
+                return
             if self._just_resumed() and not self._blind:
                 # the turn before may have been committed automatically just before the
                 # restart, and this press confirm it: that is not known any more, and a
@@ -426,6 +436,15 @@ class TurnTracker:
         self._take_board(turn)
         self.queue.append(turn)
         self._advance()
+
+    def _repeat_press(self) -> bool:
+        """The newest ended turn was ended by End turn, still waits for a cell, and was
+        pressed within ``confirm_window_s``."""
+        if not self.queue:
+            return False
+        last = self.queue[-1]
+        return (last.reason == "end_turn" and last.seen and not last.settled
+                and self._last_time - last.time <= self.config.confirm_window_s)
 
     def enter_cell(self, cell: str, value: int | None) -> bool:
         """The operator says what an ended turn's unsure cell holds: ``value`` (the
@@ -455,6 +474,7 @@ class TurnTracker:
         return {"cells": sorted({*head.unsure, *head.ambiguous}),
                 "ambiguous": sorted(head.ambiguous),
                 "queued": len(self.queue) - 1,
+                "repeat_presses": self.repeat_presses,
                 "since_s": round(self._last_time - head.time, 1)}
 
     def _just_resumed(self) -> bool:
