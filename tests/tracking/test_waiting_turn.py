@@ -176,3 +176,19 @@ def test_end_turn_pressed_again_while_the_turn_waits_is_no_pass():
     f.still(25)                             # later on, a press with nothing new is a pass
     f.tracker.end_turn()
     assert f.committed[-1] == {}
+
+
+def test_what_a_turn_queued_behind_a_waiting_one_may_commit_by_itself():
+    from zatre_vision.match import Match
+    from zatre_vision.tracking.sink import MatchSink
+
+    match = Match(["Ann", "Ben", "Cy"])
+    sink = MatchSink(match)
+    assert sink.expected_tiles_ahead(0) == 3
+    assert sink.expected_tiles_ahead(1) is None        # the waiting turn may be a pass
+    assert sink.commit_turn(dict(FIRST), 1, "auto")
+    assert sink.expected_tiles_ahead(1) == 2            # Cy, behind Ben's waiting turn
+    assert sink.expected_tiles_ahead(3) is None         # Ben again: his turn still waits
+    assert sink.commit_turn({"G8": 1}, 2, "end_turn")   # Ben keeps a tile back
+    assert sink.expected_tiles_ahead(2) is None         # Ben, after Cy: may place three
+    assert sink.expected_tiles_ahead(1) == 2            # Ann
