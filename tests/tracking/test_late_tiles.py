@@ -43,7 +43,7 @@ def test_a_cell_read_empty_after_the_commit_holds_no_late_tile():
     f = Feed(FIRST)
     ben_ends_his_turn_while_f8_cannot_be_read(f)
     del f.board["F8"]                       # it was empty after all (a shadow, a vein)
-    f.still(1)
+    f.still(2)                              # two confident empty reads free it
     f.board["F8"] = 4                       # Ann puts a tile there
     f.still(4)
     assert f.tracker.late_tiles_added == 0

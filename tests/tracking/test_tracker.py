@@ -275,7 +275,7 @@ def test_end_turn_waits_for_a_cell_under_the_hand_but_not_for_the_next_players_t
     f.still(1, hand_over=("I8", "I9"))     # End turn with the hand still over I8
     f.tracker.end_turn()
     assert f.committed == []
-    f.still(1, hand_over=("I8",))          # I9 is seen empty after the End turn
+    f.still(2, hand_over=("I8",))          # I9 is seen empty (twice) after the End turn
     f.put("I9", 2)                         # the next player is quick
     f.still(2)                             # the hand has gone: I8 and I9 both settle
     assert f.committed == []

@@ -192,3 +192,26 @@ def test_what_a_turn_queued_behind_a_waiting_one_may_commit_by_itself():
     assert sink.commit_turn({"G8": 1}, 2, "end_turn")   # Ben keeps a tile back
     assert sink.expected_tiles_ahead(2) is None         # Ben, after Cy: may place three
     assert sink.expected_tiles_ahead(1) == 2            # Ann
+
+
+def test_a_doubtful_empty_read_does_not_free_a_cell_the_turn_waits_for():
+    """An unknown tile style is read as empty now and then with the tile classes still
+    strong (``doubtful_empty``): such reads do not decide that no tile lies there."""
+    from zatre_vision.tracking.tracker import Observation
+
+    f = Feed(FIRST)
+    ben_ends_with_f8_unreadable(f)
+
+    def frame(doubtful_empty=frozenset(), shown=True):
+        f.frame += 1
+        cells = {c: v for c, v in f.board.items() if c != "F8" or shown}
+        f.tracker.observe(Observation(f.frame, f.frame / 5, still=True, cells=cells,
+                                      doubtful_empty=doubtful_empty))
+
+    for _ in range(12):
+        frame({"F8"}, shown=False)          # "empty", but doubtful
+    assert f.committed == []
+    assert f.tracker.waiting_turn()["cells"] == ["F8"]
+    frame()
+    frame()                                 # F8 reads 4 twice: it joins the turn
+    assert f.committed == [{"G8": 1, "F8": 4}]

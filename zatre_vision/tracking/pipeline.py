@@ -52,6 +52,11 @@ class PipelineConfig:
     #: unread, when the network gives the tile classes together at least this share of
     #: "tile or empty" (``Observation.sure_tiles``).
     tile_sure: float = 0.9
+    #: A cell read empty whose tile classes still take at least this share of "tile or
+    #: empty" is a doubtful empty (``Observation.doubtful_empty``): an unknown tile
+    #: style read as empty now and then (0.5 to 0.66 on the benchmark's held-out tiles;
+    #: bare cells 0.03 to 0.07). It does not free a cell an ended turn waits for.
+    empty_doubt: float = 0.3
     #: Cells the reader is unsure of with no hand over them, in the median read of the
     #: last ``many_unsure_s`` seconds, from which on the table is told that the reader
     #: does not know these tiles (``LivePipeline.unsure_style``).
@@ -59,6 +64,8 @@ class PipelineConfig:
     many_unsure_s: float = 20.0
 
     def __post_init__(self) -> None:
+        if not 0.05 <= self.empty_doubt <= 0.95:
+            raise ValueError(f"PipelineConfig.empty_doubt must be within 0.05..0.95, not {self.empty_doubt}")
         if not 0.5 <= self.tile_sure <= 1.0:
             raise ValueError(f"PipelineConfig.tile_sure must be within 0.5..1, not {self.tile_sure}")
         if not 1 <= self.many_unsure <= 193:
@@ -148,7 +155,21 @@ class LivePipeline:
             self._count_unsure(frame.time, len(doubted))
         return Observation(frame.index, frame.time, still=not moving_cells, board_found=True,
                            cells=cells, held=held, hand=bool(occluded), unreadable=doubtful,
-                           covered=occluded, sure_tiles=self._sure_tiles(read, doubted))
+                           covered=occluded, sure_tiles=self._sure_tiles(read, doubted),
+                           doubtful_empty=self._doubtful_empty(read, held))
+
+    def _doubtful_empty(self, read: BoardRead, held: frozenset[str]) -> frozenset[str]:
+        """Cells read empty (not held) whose tile classes keep ``empty_doubt`` of the
+        network's "tile or empty" (a reader without probabilities: none)."""
+        probabilities = getattr(read, "probabilities", None)
+        if probabilities is None:
+            return frozenset()
+        p = np.asarray(probabilities, np.float32)
+        tile, empty = p[:, 1:7].sum(axis=1), p[:, 0]
+        share = tile / np.maximum(tile + empty, 1e-9)
+        return frozenset(name for name, s in zip(ALL_CELLS, share, strict=True)
+                         if s >= self.config.empty_doubt and name not in held
+                         and name not in read.cells)
 
     def _sure_tiles(self, read: BoardRead, doubted: frozenset[str]) -> frozenset[str]:
         """The ``doubted`` cells whose tile classes take at least ``tile_sure`` of the

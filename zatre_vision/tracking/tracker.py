@@ -82,6 +82,10 @@ class Observation:
     #: "empty" are small): a tile there at the press is the turn's, whoever's hand
     #: passes over it later
     sure_tiles: frozenset[str] = frozenset()
+    #: cells read empty though the reader's tile classes keep a fair share (a tile of a
+    #: style it does not know, read as empty now and then): they do not free a cell an
+    #: ended turn waits for
+    doubtful_empty: frozenset[str] = frozenset()
 
 
 class TurnSink(Protocol):
@@ -168,6 +172,8 @@ class _Unsure:
     shown: int | None = None
     #: the reader was sure at the press that a tile lay there, its value unread
     occupied: bool = False
+    #: confident empty reads in a row since the press (``settle`` of them free it)
+    empties: int = 0
 
 
 @dataclass
@@ -268,9 +274,10 @@ class TurnTracker:
         self._last_sure = set(obs.sure_tiles)
         reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
         self.votes.add(reads, held)
+        doubtful_empty = set(obs.doubtful_empty)
         for turn in self.queue:
             if turn.seen:
-                self._follow(turn, reads, covered)
+                self._follow(turn, reads, covered, doubtful_empty)
             else:  # the first frame read after a press made blind: the board "at" it
                 self._take_board(turn)
         self._check_lifted_pending()
@@ -336,10 +343,15 @@ class TurnTracker:
         expected = self._expected_at(turn)
         short = expected is None or len(tiles) < expected
         if neighbours is not None and short:
-            around: set[str] = set()
-            for cell in [*taken, *tiles]:
-                around.update(neighbours(cell))
-            unsure |= {c for c in self._last_held & around if c not in taken and c not in tiles}
+            # held cells next to the table's or the turn's tiles, and next to those
+            # (a tile placed beside one the reader could not read either)
+            held = {c for c in self._last_held if c not in taken and c not in tiles}
+            frontier = [*taken, *tiles]
+            while frontier:
+                around = {n for cell in frontier for n in neighbours(cell)}
+                found = (held & around) - unsure
+                unsure |= found
+                frontier = list(found)
         if not turn.seen:  # the End turns pressed while blind are this one turn
             self.end_turns_merged += self.presses_unseen
             self.presses_unseen = 0
@@ -358,22 +370,31 @@ class TurnTracker:
         return None if ahead is None else ahead(index)
 
     def _follow(self, turn: EndedTurn, reads: Mapping[str, int | None],
-                covered: set[str]) -> None:
-        """One frame read after ``turn``'s press: its unsure cells that now read decide."""
+                covered: set[str], doubtful_empty: set[str]) -> None:
+        """One frame read after ``turn``'s press: its unsure cells that now read decide.
+        Empty takes ``settle`` confident empty reads in a row (an unknown tile style is
+        read as empty now and then, with the tile classes still strong: those reads do
+        not count); a tile takes the votes settling on it."""
         unsettled = self.votes.unsettled()
         for cell in list(turn.unsure):
             state = turn.unsure[cell]
             if cell in covered:
                 state.touched = True  # a hand over it: a tile may be put down there
+                state.empties = 0
                 continue
-            if cell in reads:
-                state.read = True
-            if not state.read or cell in unsettled:
+            if cell not in reads:
+                continue  # unsure again: no news
+            state.read = True
+            if reads[cell] is None:
+                state.empties = 0 if cell in doubtful_empty else state.empties + 1
+                if state.empties >= self.config.votes.settle:
+                    del turn.unsure[cell]  # empty at last: no tile of this turn lay there
                 continue
+            state.empties = 0
             value = self.votes.value(cell)
+            if cell in unsettled or value is None:
+                continue
             del turn.unsure[cell]
-            if value is None:
-                continue  # empty at last: no tile of this turn lay there
             if state.touched and not state.occupied and value != state.shown:
                 turn.ambiguous[cell] = value  # the operator says
             else:
