@@ -168,6 +168,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
     also ``wide=True``) or ``heldout-tiles`` (``heldout_tiles``). ``hurried``: End turn
     pressed 0.4 s before the next player's first tile (``hurry_events``)."""
     ranges = ranges or ("wide" if wide else "training")
+    commit = _commit_id()  # the code this run imported (later commits do not count)
     reader = reader_factory()
     cfg = synth_config(ranges)
     seeds = games_with_held_tiles(games, max_turns)
@@ -278,7 +279,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
     return {
         "benchmark": "tracking",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": _commit_id(),
+        "commit": commit,
         "command": command,
         "machine": {"python": platform.python_version(), "processor": platform.machine(),
                     "cores_used": 1},
