@@ -272,24 +272,32 @@ def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float) -
 
 @bench.command("tracking")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="[default: benchmarks/results/tracking.json, or tracking-wide.json "
-              "with --ranges wide]")
+              help="[default: benchmarks/results/tracking.json, tracking-wide.json with "
+              "--ranges wide, tracking-heldout-tiles.json, ...; -hurried added with "
+              "--hurried]")
 @click.option("--games", type=click.IntRange(1, 500), default=20, show_default=True)
 @click.option("--max-turns", type=click.IntRange(4, 200), default=14, show_default=True,
               help="Turns per game (no game keeps tiles back in its first 3 turns).")
 @click.option("--model", type=click.Path(dir_okay=False), default=None)
-@click.option("--ranges", type=click.Choice(["training", "wide"]), default="training",
-              show_default=True, help="training: games rendered with the training ranges "
-              "(the benchmark); wide: the vision benchmark's held-out ranges, where some "
-              "cameras are too blurred to read (no turn should be committed wrong).")
+@click.option("--ranges", type=click.Choice(["training", "wide", "heldout-tiles"]),
+              default="training", show_default=True,
+              help="training: games rendered with the training ranges (the benchmark); "
+              "wide: the vision benchmark's held-out ranges, where some cameras are too "
+              "blurred to read (no turn should be committed wrong); heldout-tiles: a tile "
+              "style outside the training ranges (turns wait rather than go wrong).")
+@click.option("--hurried", is_flag=True, help="End turn is pressed late, 0.4 s before the "
+              "next player's first tile goes down.")
 def bench_tracking(out: str | None, games: int, max_turns: int, model: str | None,
-                   ranges: str) -> None:
+                   ranges: str, hurried: bool) -> None:
     """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
+    import shlex
+    import sys
+
     import cv2
 
     if out is None:
-        name = "tracking-wide.json" if ranges == "wide" else "tracking.json"
-        out = f"benchmarks/results/{name}"
+        name = "tracking" + ("" if ranges == "training" else f"-{ranges}")
+        out = f"benchmarks/results/{name}{'-hurried' if hurried else ''}.json"
     check_output_file(out)
 
     from .bench.tracking_bench import NoHeldTilesError, run_tracking_benchmark
@@ -297,9 +305,11 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     from .vision.cli import _reader
 
     cv2.setNumThreads(1)
+    command = "zatre " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
-                                        games, max_turns, wide=ranges == "wide")
+                                        games, max_turns, ranges=ranges, hurried=hurried,
+                                        command=command)
     except NoHeldTilesError as exc:
         raise InputError(str(exc)) from None
     Path(out).parent.mkdir(parents=True, exist_ok=True)

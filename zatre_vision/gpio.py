@@ -4,7 +4,9 @@
   undoes the last one. Both go to the running camera pipeline (``camera.event``); with
   no camera pipeline (manual entry) the long press undoes the table's last turn.
 - :class:`AlertSignal`: an LED blinks (or a buzzer beeps) while the table shows an
-  illegal placement; it follows the table's state stream in a thread.
+  illegal placement, and blinks slowly (long on, short off) while a camera turn
+  waits for a cell it cannot read (the dashboard says which); it follows the table's
+  state stream in a thread.
 
 gpiozero is imported only here (the ``pi`` extra, or ``python3-gpiozero`` on Raspberry
 Pi OS), so nothing else needs it. Pins are BCM numbers from the ``gpio`` settings.
@@ -48,6 +50,17 @@ def pin_factory(name: str | None):
 def illegal_alert(state: dict) -> bool:
     """Does this table state show an illegal placement waiting for the players?"""
     return any(a.get("kind") == "illegal-turn" for a in state.get("alerts") or ())
+
+
+def signal_for(state: dict) -> str | None:
+    """What the signal shows for this table state: ``"illegal"`` (an illegal
+    placement), ``"waiting"`` (a turn waits for a cell the camera cannot read:
+    ``waiting_turn``), or None."""
+    if illegal_alert(state):
+        return "illegal"
+    if state.get("waiting_turn"):
+        return "waiting"
+    return None
 
 
 class TableButton:
@@ -118,6 +131,9 @@ class TableButton:
 class AlertSignal:
     """Blinks an LED (or beeps a buzzer) while the table shows an illegal placement."""
 
+    #: (on, off) seconds of the slow blink while a turn waits for a cell
+    WAITING_BLINK = (1.2, 0.3)
+
     def __init__(self, table, pin: int, kind: str = "led", *, active_high: bool = True,
                  on_time: float = 0.3, off_time: float = 0.3, factory=None):
         from gpiozero import LED, Buzzer
@@ -129,6 +145,7 @@ class AlertSignal:
         self.on_time, self.off_time = on_time, off_time
         self.table = table
         self.active = False
+        self.showing: str | None = None  # "illegal", "waiting" or None
         self.changed = threading.Event()  # set after each state it has acted on (tests)
         self._stop = threading.Event()
         self._sub = table.subscribe()
@@ -146,22 +163,27 @@ class AlertSignal:
             if text is None:
                 continue
             try:
-                self.show(illegal_alert(json.loads(text)))
+                self.show(signal_for(json.loads(text)))
             except Exception:  # noqa: BLE001 - a signal must never stop the table
                 log.exception("gpio signal failed")
             self.changed.set()
-        self.show(False)
+        self.show(None)
 
-    def show(self, alert: bool) -> None:
-        if alert == self.active:
+    def show(self, alert: bool | str | None) -> None:
+        """``"illegal"`` (or True): fast blink; ``"waiting"``: slow blink; None or
+        False: off."""
+        what = "illegal" if alert is True else (alert or None)
+        if what == self.showing:
             return
-        self.active = alert
-        if not alert:
+        self.showing, self.active = what, what is not None
+        if what is None:
             self.device.off()
-        elif self.kind == "buzzer":
-            self.device.beep(self.on_time, self.off_time, background=True)
+            return
+        on, off = self.WAITING_BLINK if what == "waiting" else (self.on_time, self.off_time)
+        if self.kind == "buzzer":
+            self.device.beep(on, off, background=True)
         else:
-            self.device.blink(self.on_time, self.off_time, background=True)
+            self.device.blink(on, off, background=True)
 
     def close(self) -> None:
         self._stop.set()

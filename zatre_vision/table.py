@@ -134,6 +134,9 @@ class Table:
                                        "state": "off" if camera_source == "none" else "starting",
                                        "message": "manual entry" if camera_source == "none" else "",
                                        "updated": time.time()}
+        #: an ended turn the camera cannot commit until a cell is read or entered (see
+        #: ``set_waiting_turn``); None when none waits
+        self.waiting_turn: dict[str, Any] | None = None
         self._state_text: str | None = None
         self.resume_note: str | None = None
         self._resume()
@@ -235,6 +238,7 @@ class Table:
             "season": self.season,
             "profi": self.profi,
             "camera": dict(self.camera),
+            "waiting_turn": copy.deepcopy(self.waiting_turn),
         })
         if self.profi:
             base["hints"] = {}
@@ -328,6 +332,7 @@ class Table:
                 self.name, players, match.to_record(), season=season, source=source,
                 totals=match.totals(), tournament_id=tournament_id, pairing=pairing)
             self.match, self.match_id, self.match_source = match, match_id, source
+            self.waiting_turn = None
             self.tournament_id = tournament_id
             self.season = season
             self.revision += 1
@@ -457,6 +462,17 @@ class Table:
         status)."""
         with self._lock:
             self.camera = {**self.camera, **dict(status), "updated": time.time()}
+            self._publish()
+
+    def set_waiting_turn(self, waiting: Mapping[str, Any] | None) -> None:
+        """The camera's turn that waits for a cell it cannot read (``{"turn": n,
+        "player": p, "cells": [...], "ambiguous": [...], "queued": k, "message": ...}``),
+        or None; published only when it changes."""
+        waiting = dict(waiting) if waiting else None
+        with self._lock:
+            if waiting == self.waiting_turn:
+                return
+            self.waiting_turn = waiting
             self._publish()
 
     def set_profi(self, profi: bool) -> None:

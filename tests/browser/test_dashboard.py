@@ -198,3 +198,24 @@ def test_a_refused_setup_keeps_the_form_and_says_why(server, page):
     page.wait_for_function("() => window.ZatreLive && window.ZatreLive.state")
     assert srv.get("/api/state")["players"] == ["Cleo", "Dan"]
     assert "started" in page.inner_text("#toast")
+
+
+def test_a_waiting_camera_turn_shows_its_cell_and_offers_one_tap_values(server, page):
+    """The card the dashboard draws from ``waiting_turn`` (issue 41); with no camera
+    at this table the tap is refused with the reason."""
+    srv = server("--source", "none")
+    _play_some(srv, 2)
+    sign_in(page, srv.url)
+    page.goto(srv.url)
+    page.wait_for_selector("#controls")
+    page.evaluate("""() => window.ZatreLive.apply({...window.ZatreLive.state,
+        version: window.ZatreLive.state.version + 1,
+        waiting_turn: {turn: 3, player: "Ann", cells: ["F6"], ambiguous: [], queued: 1,
+                       message: "cannot read F6: lift the hand, or enter its value"}})""")
+    card = page.locator("#waiting-turn")
+    assert card.locator(".alert-title").inner_text() == "⏳ Turn 3 by Ann waits"
+    assert "cannot read F6: lift the hand, or enter its value" in card.inner_text()
+    assert card.locator('button[data-cell="F6"]').count() == 7   # 1 to 6, and "no tile"
+    card.locator('button[data-cell="F6"][data-value="4"]').click()
+    page.wait_for_selector("#toast.bad")
+    assert "no turn waits for F6" in page.inner_text("#toast")

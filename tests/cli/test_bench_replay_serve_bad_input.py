@@ -86,7 +86,7 @@ def test_games_with_held_tiles_are_still_found():
 def test_bench_tracking_without_such_games_exits_2(monkeypatch, tmp_path):
     from zatre_vision.bench import tracking_bench
 
-    def fake_run(reader_factory, games, max_turns, wide):
+    def fake_run(reader_factory, games, max_turns, **options):
         raise tracking_bench.NoHeldTilesError("only 0 of the first 2000 seeds ...")
 
     monkeypatch.setattr(tracking_bench, "run_tracking_benchmark", fake_run)

@@ -170,3 +170,27 @@ def test_no_gpio_on_this_machine_is_a_plain_error(table, monkeypatch):
             start_gpio(gpio, table, FakeCamera())
     finally:
         gpiozero.Device.pin_factory = None
+
+
+def test_signal_blinks_slowly_while_a_camera_turn_waits_for_a_cell(factory, table):
+    table.new_match(["Ann", "Ben"], "Ann", source="manual")
+    signal = AlertSignal(table, 27, "led", on_time=0.05, off_time=0.05, factory=factory)
+    signal.WAITING_BLINK = (0.15, 0.05)
+    pin = factory.pin(27)
+    table.set_waiting_turn({"turn": 2, "player": "Ben", "cells": ["F6"], "ambiguous": [],
+                            "queued": 0, "message": "cannot read F6: lift the hand, or "
+                            "enter its value"})
+    assert wait_for(lambda: signal.showing == "waiting")
+    seen = set()
+    end = time.monotonic() + 0.5
+    while time.monotonic() < end:
+        seen.add(pin.state)
+        time.sleep(0.01)
+    assert seen == {0, 1}
+    table.commit_turn({"A5": 3}, source="camera")  # an illegal turn outranks the wait
+    assert wait_for(lambda: signal.showing == "illegal")
+    table.reject_pending(source="manual")
+    assert wait_for(lambda: signal.showing == "waiting")
+    table.set_waiting_turn(None)
+    assert wait_for(lambda: not signal.active)
+    signal.close()

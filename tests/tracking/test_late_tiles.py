@@ -1,5 +1,5 @@
-"""Late tiles: a tile the reader could not read until after its turn was committed
-short joins that turn, not the next player's."""
+"""Late tiles: a tile the reader could not read until after its End turn joins that
+turn (which waits for it), not the next player's; and the sink's ``add_late_tile``."""
 
 import pytest
 
@@ -22,12 +22,15 @@ def ben_ends_his_turn_while_f8_cannot_be_read(f: Feed) -> None:
     f.still(12, unsure={"F8"})              # past end_wait_s: Ben's turn commits short
 
 
-def test_a_tile_read_after_its_turn_was_committed_joins_that_turn():
+def test_a_tile_read_after_its_end_turn_joins_that_turn_which_waits_for_it():
+    """Since issue 41 the turn does not commit short when its wait runs out: it waits
+    for F8, and Ann's first tile (on a cell read empty at the press) stays hers."""
     f = Feed(FIRST)
     ben_ends_his_turn_while_f8_cannot_be_read(f)
-    assert f.committed == [{"G8": 1}]
+    assert f.committed == []
+    assert f.tracker.waiting_turn()["cells"] == ["F8"]
     f.still(2)                              # F8 reads at last, and settles
-    assert f.match.turns[1].placed == {"G8": 1, "F8": 4}
+    assert f.committed == [{"G8": 1, "F8": 4}]
     assert f.tracker.late_tiles_added == 1
     assert f.match.totals()["Ben"] == 2     # F8-G8-H8 = 11
     f.put("G5", 1)                          # Ann's second tile: her turn commits alone
@@ -36,26 +39,11 @@ def test_a_tile_read_after_its_turn_was_committed_joins_that_turn():
     assert [t.player for t in f.match.turns] == ["Ann", "Ben", "Ann"]
 
 
-def test_without_late_tiles_the_tile_would_lengthen_the_next_turn():
-    """The same table with a sink that cannot add a tile to a committed turn: what the
-    tracker did before late tiles (Ann's End turn takes Ben's tile)."""
-
-    class OldSink(MatchSink):
-        last_turn = None
-
-    f = Feed(FIRST)
-    f.sink = OldSink(f.match)
-    f.tracker.sink = f.sink
-    ben_ends_his_turn_while_f8_cannot_be_read(f)
-    f.still(4)
-    assert f.committed == [{"G8": 1}, {"G6": 1, "F8": 4}]  # both turns wrong
-
-
 def test_a_cell_read_empty_after_the_commit_holds_no_late_tile():
     f = Feed(FIRST)
     ben_ends_his_turn_while_f8_cannot_be_read(f)
     del f.board["F8"]                       # it was empty after all (a shadow, a vein)
-    f.still(1)
+    f.still(2)                              # two confident empty reads free it
     f.board["F8"] = 4                       # Ann puts a tile there
     f.still(4)
     assert f.tracker.late_tiles_added == 0

@@ -4,6 +4,7 @@ the board reads taken from the ground truth (see truth_reader.py)."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from zatre_vision.camera.base import SourceError
@@ -188,11 +189,12 @@ def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_it_never_saw(gam
 class UnreadableTile(TruthReader):
     """Perfect reads, except that ``cell`` is uncertain (no hand near) in every frame
     up to ``until``: a tile the classifier cannot read until the light or the focus
-    changes."""
+    changes. ``sure``: the network's odds still say "a tile" there (its value is what
+    it cannot tell)."""
 
-    def __init__(self, truth_frames, cell, until):
+    def __init__(self, truth_frames, cell, until, sure=False):
         super().__init__(truth_frames)
-        self.cell, self.until = cell, until
+        self.cell, self.until, self.sure = cell, until, sure
 
     def read(self, image):
         frame = self._frames[self._k]["frame"]
@@ -200,20 +202,65 @@ class UnreadableTile(TruthReader):
         if frame <= self.until and self.cell in read.cells:
             del read.cells[self.cell]
             read.uncertain.append(self.cell)
+            if self.sure:
+                read.probabilities = np.zeros((len(ALL_CELLS), 8), np.float32)
+                read.probabilities[ALL_CELLS.index(self.cell)] = [
+                    0.02, 0.08, 0.1, 0.2, 0.3, 0.2, 0.1, 0.0]
         return read
 
 
-def test_a_tile_read_only_after_its_turn_was_committed_joins_that_turn(game):
-    folder, truth = game
+def _unreadable_until_the_next_turn(truth):
     turn, after = truth["turns"][2], truth["turns"][3]
     cell = sorted(turn["placed"])[-1]            # I7: its neighbour I6 is read, it is not
     until = after["frame"] - 3                   # past the End turn's 2 s, in the next turn
     assert until > turn["frame"] + 10
-    out = replay_folder(folder, UnreadableTile(truth["frames"], cell, until))
+    return cell, until
+
+
+def test_a_tile_the_reader_knows_is_there_joins_its_turn_when_read_late(game):
+    """The next player's hand passes over I7 before it reads: a tile the reader was
+    sure lay there at the press (its value unread) is still the turn's."""
+    folder, truth = game
+    cell, until = _unreadable_until_the_next_turn(truth)
+    out = replay_folder(folder, UnreadableTile(truth["frames"], cell, until, sure=True))
     got = [(t["player"], t["placed"]) for t in out["turns"]]
     assert got == [(t["player"], t["placed"]) for t in truth["turns"]]
     assert all(t["legal"] for t in out["turns"])
     assert out["replay"]["late_tiles"] == 1
-    # I6 alone touched no tile: the turn was flagged when its End turn ran out of
-    # time, and I7, read late, made it legal
-    assert out["turns"][2]["frame"] < until
+    assert out["replay"]["turns_waiting"] == 0
+    # the turn waited at its End turn for I7 (it never committed short, nor flagged)
+    assert out["replay"]["waited_s"][2] > 2.0
+    assert out["turns"][2]["frame"] == truth["turns"][2]["frame"]
+
+
+def test_a_doubted_cell_a_hand_went_over_leaves_the_turn_waiting_not_wrong(game):
+    """Without that certainty the tile on I7 may be the next player's (a hand went
+    over it): the turn waits for the operator and the later turns queue behind it;
+    nothing is committed wrong."""
+    folder, truth = game
+    cell, until = _unreadable_until_the_next_turn(truth)
+    out = replay_folder(folder, UnreadableTile(truth["frames"], cell, until))
+    got = [(t["player"], t["placed"]) for t in out["turns"]]
+    assert got == [(t["player"], t["placed"]) for t in truth["turns"][:2]]
+    assert out["replay"]["waiting_cells"] == [cell]
+    assert out["replay"]["turns_waiting"] == len(truth["turns"]) - 2
+
+
+def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_waiting(game, monkeypatch):
+    from click.testing import CliRunner
+
+    from zatre_vision.tracking.cli import replay
+    from zatre_vision.vision import cli as vision_cli
+
+    folder, truth = game
+    cell, until = _unreadable_until_the_next_turn(truth)
+    reader = UnreadableTile(truth["frames"], cell, until)
+    reader.calibration = "saved"             # a fixed camera: the live reader passes through
+    monkeypatch.setattr(vision_cli, "_reader", lambda model, calibration, markers: reader)
+    result = CliRunner().invoke(replay, [str(folder), "--no-progress"])
+    assert result.exit_code == 0
+    assert len(json.loads(result.stdout)["turns"]) == 2
+    later = len(truth["turns"]) - 3
+    assert result.stderr == (f"warning: the recording ended while a turn waited for {cell}, "
+                             "which the camera could not read: that turn is not in the "
+                             f"result ({later} later turns queued behind it)\n")

@@ -248,7 +248,9 @@ def test_a_pass_right_after_a_confirmed_automatic_commit_is_a_turn():
     assert [t.player for t in f.match.turns] == ["Ann", "Ben", "Ann"]
 
 
-def test_a_recording_that_ends_while_an_end_of_turn_waits_commits_what_it_has():
+def test_a_recording_that_ends_while_an_end_of_turn_waits_leaves_the_turn_waiting():
+    """A turn never commits without a cell it could not tell (before issue 41 the end
+    of a recording committed what it had: here a turn one tile short)."""
     f = Feed(FIRST)
     f.put("G8", 5)
     f.still(2)
@@ -257,12 +259,16 @@ def test_a_recording_that_ends_while_an_end_of_turn_waits_commits_what_it_has():
     f.tracker.end_turn()
     assert f.committed == []           # waiting for I8 to settle
     f.tracker.finish()
-    assert f.committed == [{"G8": 5}]
-    f.tracker.finish()                 # nothing waits any more: no second commit
-    assert f.committed == [{"G8": 5}]
+    assert f.committed == []
+    assert f.tracker.waiting_at_finish == 1
+    f.tracker.finish()                 # nothing waits any more: counted once
+    assert f.tracker.waiting_at_finish == 1
 
 
-def test_end_turn_waits_for_a_tile_under_the_hand_but_not_for_the_next_players_tile():
+def test_end_turn_waits_for_a_cell_under_the_hand_but_not_for_the_next_players_tile():
+    """I8 is under the hand at the press: the turn waits for it; the tile that shows
+    there is left to the operator (it may have been put after the press). I9, under
+    the hand too and empty, is free, so the next player's tile there is theirs."""
     f = Feed(FIRST)
     f.put("G8", 5)
     f.still(2)
@@ -270,10 +276,13 @@ def test_end_turn_waits_for_a_tile_under_the_hand_but_not_for_the_next_players_t
     f.still(1, hand_over=("I8", "I9"))     # End turn with the hand still over I8
     f.tracker.end_turn()
     assert f.committed == []
-    f.still(1, hand_over=("I8",))          # I9 is seen empty after the End turn
+    f.still(2, hand_over=("I8",))          # I9 is seen empty (twice) after the End turn
     f.put("I9", 2)                         # the next player is quick
     f.still(2)                             # the hand has gone: I8 and I9 both settle
+    assert f.committed == []
+    assert f.tracker.enter_cell("I8", 4)
     assert f.committed == [{"G8": 5, "I8": 4}]
+    assert f.tracker.new_tiles() == {"I9": 2}
 
 
 def test_undo_during_an_end_of_turn_wait_forgets_the_cells_seen_empty_meanwhile():

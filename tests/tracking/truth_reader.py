@@ -27,4 +27,4 @@ class TruthReader:
         self._k += 1
         hidden = list(f["hidden"])
         cells = {c: v for c, v in f["cells"].items() if c not in hidden}
-        return TruthRead(True, f["corners"], cells, hidden, hidden)
+        return TruthRead(True, f["corners"], cells, hidden, list(hidden))

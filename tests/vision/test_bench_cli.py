@@ -121,21 +121,25 @@ def test_pip_contrast_falls_with_blur_and_with_smaller_cells():
     assert abs(pip_contrast(half, 640) - sharp) < 1e-9
 
 
-@pytest.mark.parametrize("ranges, name", [("training", "tracking.json"),
-                                          ("wide", "tracking-wide.json")])
-def test_the_tracking_bench_writes_each_range_to_its_own_file(ranges, name, tmp_path,
+@pytest.mark.parametrize("ranges, hurried, name", [
+    ("training", False, "tracking.json"), ("wide", False, "tracking-wide.json"),
+    ("heldout-tiles", False, "tracking-heldout-tiles.json"),
+    ("heldout-tiles", True, "tracking-heldout-tiles-hurried.json"),
+    ("training", True, "tracking-hurried.json")])
+def test_the_tracking_bench_writes_each_range_to_its_own_file(ranges, hurried, name, tmp_path,
                                                               monkeypatch):
     from zatre_vision.bench import tracking_bench
 
-    def fake_run(reader_factory, games, max_turns, wide):
-        return {"summary": {"wide": wide, "games": games}}
+    def fake_run(reader_factory, games, max_turns, ranges, hurried, command):
+        return {"summary": {"ranges": ranges, "hurried": hurried, "games": games}}
 
     monkeypatch.setattr(tracking_bench, "run_tracking_benchmark", fake_run)
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(zatre, ["bench", "tracking", "--ranges", ranges, "--games", "2"])
+    res = CliRunner().invoke(zatre, ["bench", "tracking", "--ranges", ranges, "--games", "2",
+                                     *(["--hurried"] if hurried else [])])
     assert res.exit_code == 0, res.output
     written = json.loads((tmp_path / "benchmarks" / "results" / name).read_text())
-    assert written["summary"] == {"wide": ranges == "wide", "games": 2}
+    assert written["summary"] == {"ranges": ranges, "hurried": hurried, "games": 2}
     assert len(list((tmp_path / "benchmarks" / "results").iterdir())) == 1
 
 

@@ -307,6 +307,35 @@
           el("div", { class: "muted", text: "It stays scored as placed: check the corrected cells on the board." }, card);
         }
       });
+      renderWaiting(box);
+      const hint = (state.camera || {}).hint;
+      if (hint) {
+        const card = el("div", { class: "alert alert-camera-hint" }, box);
+        el("div", { class: "alert-title", text: "Camera: many cells unreadable" }, card);
+        el("div", { text: hint }, card);
+        el("a", { href: "/calibration", text: "Open the Calibration page" }, card);
+      }
+    }
+
+    // a camera turn waiting for a cell it cannot read (issue 41): which cell, and a
+    // one-tap value for each (PIN-protected like every write)
+    function renderWaiting(box) {
+      const w = state.waiting_turn;
+      if (!w) return;
+      const card = el("div", { class: "alert alert-waiting-cell", id: "waiting-turn" }, box);
+      el("div", { class: "alert-title", text: `⏳ Turn ${w.turn} by ${w.player} waits` }, card);
+      el("div", { text: w.message }, card);
+      if (!auth) return;
+      (w.cells || []).forEach((cell) => {
+        const row = el("div", { class: "row waiting-cell" }, card);
+        el("span", { class: "label", text: cell }, row);
+        for (let v = 1; v <= 6; v++) {
+          const b = el("button", { class: "tile-btn", "data-cell": cell, "data-value": String(v), text: String(v) }, row);
+          b.addEventListener("click", () => post("/table/waiting-cell", { cell, value: v }));
+        }
+        const none = el("button", { class: "btn btn-small btn-ghost", "data-cell": cell, "data-value": "", text: "No tile of this turn" }, row);
+        none.addEventListener("click", () => post("/table/waiting-cell", { cell, value: "" }));
+      });
     }
 
     function renderFinishForm() {

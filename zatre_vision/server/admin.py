@@ -319,6 +319,24 @@ def set_cell():
     return done(f"{name} {'cleared' if value is None else f'set to {value}'}; sheets recomputed.")
 
 
+@bp.post("/table/waiting-cell")
+@require_pin
+def waiting_cell():
+    """The value of the cell a camera turn waits for (issue 41): one tap on the
+    dashboard. ``value`` empty: no tile of that turn lies there."""
+    data = forms.payload()
+    name = forms.cell(data.get("cell"))
+    value = forms.tile(data.get("value"), allow_empty=True)
+    waiting = ctx().table.waiting_turn
+    if not waiting or name not in waiting.get("cells", ()):
+        abort(409, f"no turn waits for {name} (it may have been read meanwhile)")
+    camera = ctx().camera
+    if camera is None or not camera.enter_cell(name, value):
+        abort(409, "no camera is watching this table: correct the cell instead")
+    what = f"{name}: no tile of this turn" if value is None else f"{name} = {value}"
+    return done(f"{what} sent: turn {waiting['turn']} is committed with it.")
+
+
 @bp.post("/table/held")
 @require_pin
 @once

@@ -72,6 +72,15 @@ class CameraControl:
         request(name)
         return True
 
+    def enter_cell(self, cell: str, value: int | None) -> bool:
+        """Pass the operator's value for a waiting turn's cell to a running camera
+        pipeline; False when none runs."""
+        request = getattr(self.runner, "request_cell", None)
+        if request is None:
+            return False
+        request(cell, value)
+        return True
+
     def _stop_runner(self) -> None:
         if self.runner is not None:
             self.runner.stop()

@@ -57,3 +57,10 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
         click.echo(f"warning: the recording ended while an End turn waited for the board "
                    f"to be readable ({stats['frames_unreadable']} of {stats['frames_read']} "
                    f"frames read could not be read): {what} in the result", err=True)
+    waiting = stats["turns_waiting"]
+    if waiting:
+        cells = ", ".join(stats["waiting_cells"]) or "a cell"
+        behind = "" if waiting == 1 else f" ({waiting - 1} later turns queued behind it)"
+        click.echo(f"warning: the recording ended while a turn waited for {cells}, which "
+                   f"the camera could not read: that turn is not in the result{behind}",
+                   err=True)

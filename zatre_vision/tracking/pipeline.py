@@ -7,6 +7,7 @@ only difference is where frames come from and which sink receives the turns.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -47,6 +48,31 @@ class PipelineConfig:
     #: badly lit, so no tile was taken) before the picture counts as unreadable
     #: (``LivePipeline.unreadable``, shown as the camera's state).
     unreadable_after: int = 3
+    #: A cell the reader is unsure of (no hand over it) surely holds a tile, its value
+    #: unread, when the network gives the tile classes together at least this share of
+    #: "tile or empty" (``Observation.sure_tiles``).
+    tile_sure: float = 0.9
+    #: A cell read empty whose tile classes still take at least this share of "tile or
+    #: empty" is a doubtful empty (``Observation.doubtful_empty``): an unknown tile
+    #: style read as empty now and then (0.5 to 0.66 on the benchmark's held-out tiles;
+    #: bare cells 0.03 to 0.07). It does not free a cell an ended turn waits for.
+    empty_doubt: float = 0.3
+    #: Cells the reader is unsure of with no hand over them, in the median read of the
+    #: last ``many_unsure_s`` seconds, from which on the table is told that the reader
+    #: does not know these tiles (``LivePipeline.unsure_style``).
+    many_unsure: int = 4
+    many_unsure_s: float = 20.0
+
+    def __post_init__(self) -> None:
+        if not 0.05 <= self.empty_doubt <= 0.95:
+            raise ValueError(f"PipelineConfig.empty_doubt must be within 0.05..0.95, not {self.empty_doubt}")
+        if not 0.5 <= self.tile_sure <= 1.0:
+            raise ValueError(f"PipelineConfig.tile_sure must be within 0.5..1, not {self.tile_sure}")
+        if not 1 <= self.many_unsure <= 193:
+            raise ValueError(f"PipelineConfig.many_unsure must be within 1..193, not {self.many_unsure}")
+        if not 1.0 <= self.many_unsure_s <= 600.0:
+            raise ValueError("PipelineConfig.many_unsure_s must be within 1..600 s, "
+                             f"not {self.many_unsure_s}")
 
 
 @dataclass
@@ -59,6 +85,7 @@ class PipelineStats:
     busy_s: float = 0.0  # processing time spent in the pipeline (not waiting for frames)
 
 
+_CELL_INDEX = {name: i for i, name in enumerate(ALL_CELLS)}
 _GRID_CORNERS = np.array([[0, 0], [15, 0], [15, 15], [0, 15]], np.float32)
 _CELL_CENTRES = np.array([[row_col(cell_index(n))[1] + 0.5, row_col(cell_index(n))[0] + 0.5]
                           for n in ALL_CELLS], np.float32)
@@ -85,6 +112,9 @@ class LivePipeline:
         self.last_read: BoardRead | None = None
         #: reads in a row with the board found that were doubtful frames
         self.doubtful_reads = 0
+        #: (time, cells unsure with no hand over them) of the reads of the last
+        #: ``many_unsure_s`` seconds
+        self._unsure_counts: deque[tuple[float, int]] = deque()
 
     def process(self, frame: Frame) -> Observation:
         """Feed one frame; returns what the tracker saw."""
@@ -120,8 +150,58 @@ class LivePipeline:
         occluded = frozenset(getattr(read, "occluded", ()) or ())
         held = frozenset(read.uncertain) | occluded | moving_cells
         cells = {c: v for c, v in read.cells.items() if c not in held}
+        doubted = frozenset(read.uncertain) - occluded - moving_cells
+        if not doubtful:
+            self._count_unsure(frame.time, len(doubted))
         return Observation(frame.index, frame.time, still=not moving_cells, board_found=True,
-                           cells=cells, held=held, hand=bool(occluded), unreadable=doubtful)
+                           cells=cells, held=held, hand=bool(occluded), unreadable=doubtful,
+                           covered=occluded, sure_tiles=self._sure_tiles(read, doubted),
+                           doubtful_empty=self._doubtful_empty(read, held))
+
+    def _doubtful_empty(self, read: BoardRead, held: frozenset[str]) -> frozenset[str]:
+        """Cells read empty (not held) whose tile classes keep ``empty_doubt`` of the
+        network's "tile or empty" (a reader without probabilities: none)."""
+        probabilities = getattr(read, "probabilities", None)
+        if probabilities is None:
+            return frozenset()
+        p = np.asarray(probabilities, np.float32)
+        tile, empty = p[:, 1:7].sum(axis=1), p[:, 0]
+        share = tile / np.maximum(tile + empty, 1e-9)
+        return frozenset(name for name, s in zip(ALL_CELLS, share, strict=True)
+                         if s >= self.config.empty_doubt and name not in held
+                         and name not in read.cells)
+
+    def _sure_tiles(self, read: BoardRead, doubted: frozenset[str]) -> frozenset[str]:
+        """The ``doubted`` cells whose tile classes take at least ``tile_sure`` of the
+        network's "tile or empty" (a reader without probabilities: none)."""
+        probabilities = getattr(read, "probabilities", None)
+        if probabilities is None or not doubted:
+            return frozenset()
+        sure = set()
+        for cell in doubted:
+            p = probabilities[_CELL_INDEX[cell]]
+            tile, empty = float(np.sum(p[1:7])), float(p[0])
+            if tile + empty > 0 and tile / (tile + empty) >= self.config.tile_sure:
+                sure.add(cell)
+        return frozenset(sure)
+
+    def _count_unsure(self, now: float, count: int) -> None:
+        window = self._unsure_counts
+        window.append((now, count))
+        while window and window[0][0] < now - self.config.many_unsure_s:
+            window.popleft()
+
+    @property
+    def unsure_style(self) -> int:
+        """Cells the reader stays unsure of with no hand over them (the median of the
+        last ``many_unsure_s`` seconds of reads, once they span that long), when at
+        least ``many_unsure``: not tiles a hand hides, but tiles the reader does not
+        know (or a picture out of focus). 0 otherwise."""
+        window = self._unsure_counts
+        if len(window) < 3 or window[-1][0] - window[0][0] < 0.9 * self.config.many_unsure_s:
+            return 0
+        median = sorted(c for _, c in window)[len(window) // 2]
+        return median if median >= self.config.many_unsure else 0
 
     @property
     def unreadable(self) -> bool:

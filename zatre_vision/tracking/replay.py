@@ -60,6 +60,12 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
         "frames_unreadable": pipeline.stats.unreadable_reads,
         "end_turns_unseen": pipeline.tracker.unseen_end_turns,
         "late_tiles": pipeline.tracker.late_tiles_added,
+        # turns ended but never committed: the first waited for a cell it could not
+        # read (``waiting_cells``), the others queued behind it
+        "turns_waiting": pipeline.tracker.waiting_at_finish,
+        "waiting_cells": pipeline.tracker.waiting_cells_at_finish,
+        # per committed turn: seconds from its end to its commit
+        "waited_s": [c.waited_s for c in pipeline.tracker.commits],
         "end_turns_merged": pipeline.tracker.end_turns_merged,
         "busy_s": round(pipeline.stats.busy_s, 3),
     }

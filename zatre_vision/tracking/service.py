@@ -48,6 +48,29 @@ def snapshot_jpeg(image, side: int = SNAPSHOT_SIDE) -> bytes | None:
     return buf.tobytes() if ok else None
 
 
+def waiting_turn_info(waiting: dict, match) -> dict:
+    """The table's ``waiting_turn`` from the tracker's ``waiting_turn()``: which turn,
+    whose, which cells, and what the table should do, in one line."""
+    cells = waiting["cells"]
+    names = ", ".join(cells)
+    ambiguous = waiting["ambiguous"]
+    if ambiguous and len(ambiguous) == len(cells):
+        message = (f"cannot tell whether the tile on {names} belongs to this turn (a hand "
+                   "passed over it after End turn): enter its value, or say no tile of "
+                   "this turn lies there")
+    else:
+        message = f"cannot read {names}: lift the hand, or enter its value"
+    queued = waiting["queued"]
+    if queued:
+        message += (f" ({queued} later turn{'s wait' if queued > 1 else ' waits'} "
+                    "behind it)")
+    if waiting.get("repeat_presses"):
+        message += ("; End turn pressed again meanwhile was taken as the same press (a "
+                    "player who passed presses once more when this turn is in)")
+    return {"turn": len(match.turns) + 1, "player": match.current_player, "cells": cells,
+            "ambiguous": ambiguous, "queued": queued, "message": message}
+
+
 class CameraService:
     """``start()`` / ``stop()`` / ``request(event)``; see the module doc."""
 
@@ -59,7 +82,7 @@ class CameraService:
         self.reader_factory = reader_factory
         self.config = config or PipelineConfig()
         self._clock = clock
-        self._events: queue.Queue[str] = queue.Queue()
+        self._events: queue.Queue[str | tuple] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.pipeline: LivePipeline | None = None
@@ -117,6 +140,11 @@ class CameraService:
         if event not in ("end_turn", "undo"):
             raise ValueError(f"unknown event {event!r} (end_turn, undo)")
         self._events.put(event)
+
+    def request_cell(self, cell: str, value: int | None) -> None:
+        """The operator's value for the cell a waiting turn cannot read (None: no tile
+        of that turn lies there); the camera thread gives it to the tracker."""
+        self._events.put(("enter_cell", cell, value))
 
     # -- the thread -------------------------------------------------------------------------
     def _run(self) -> None:
@@ -183,10 +211,25 @@ class CameraService:
         self.sink.snapshot = lambda image=frame.image: snapshot_jpeg(image)
         self.pipeline.process(frame)
         for event in self._drain(frame):
-            self.pipeline.event(event)
+            if isinstance(event, tuple):
+                _, cell, value = event
+                if not self.pipeline.tracker.enter_cell(cell, value):
+                    log.info("camera service: no turn waits for %s any more", cell)
+            else:
+                self.pipeline.event(event)
+        self._publish_waiting()
         self._report(frame)
 
-    def _drain(self, frame: Frame) -> list[str]:
+    def _publish_waiting(self) -> None:
+        """Tell the table which turn waits for which cells (only when that changes)."""
+        pipeline, sink = self.pipeline, self.sink
+        waiting = pipeline.tracker.waiting_turn() if pipeline is not None else None
+        if waiting is None or sink is None:
+            self.table.set_waiting_turn(None)
+            return
+        self.table.set_waiting_turn(waiting_turn_info(waiting, sink.match))
+
+    def _drain(self, frame: Frame) -> list[str | tuple]:
         events = list(frame.events)
         while True:
             try:
@@ -222,9 +265,17 @@ class CameraService:
                 message += (f" (End turn was pressed {presses} times meanwhile: every new "
                             "tile will go into one turn; if that was two players' turns, "
                             "correct it with Undo and Enter turn)")
+        hint = ""
+        unsure = pipeline.unsure_style if pipeline is not None and visible else 0
+        if unsure:
+            hint = (f"{unsure} cells stay unreadable with no hand over them: tiles of a "
+                    "style the camera does not know? Teach it with \u201cLearn these "
+                    "tiles\u201d on the Calibration page, or refocus the camera (that page shows "
+                    "what it sees).")
         self.table.set_camera_status({
             "state": state,
             "message": message,
+            "hint": hint,
             "fps": round(fps, 1),
             "frames": self.source.status.frames,
             "reconnects": self.source.status.reconnects,

@@ -85,6 +85,22 @@ class MatchSink:
             return None
         return full_turn(match.board.count == 0, match.teams.get(player, 1))
 
+    def expected_tiles_ahead(self, ahead: int) -> int | None:
+        """``expected_tiles`` for the turn ``ahead`` turns after the current one, the
+        turns between still waiting in the tracker (not committed). None where it
+        depends on them: the board is still empty, or the seat's own last turn is one
+        of them."""
+        match = self.match
+        if ahead <= 0:
+            return self.expected_tiles()
+        if match.finished or match.board.count == 0 or ahead >= len(match.players):
+            return None
+        start = match.players.index(match.starter)
+        player = match.players[(start + len(match.turns) + ahead) % len(match.players)]
+        if keeps_tiles_back(match.turns, player, match.teams):
+            return None
+        return full_turn(False, match.teams.get(player, 1))
+
     # -- what the tracker does ---------------------------------------------------------
     def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
         match = self.match

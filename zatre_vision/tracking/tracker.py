@@ -4,31 +4,43 @@ The tracker sees frames as :class:`Observation` s (what the vision reader made o
 frame, and whether the motion gate found it still) and table events (``end_turn``,
 ``undo``). It keeps per-cell votes over still frames; a tile counts once its reads
 have settled. New tiles are the settled tiles that the table does not have yet
-(committed or pending). It commits them to a :class:`TurnSink`:
+(committed, pending or held by an ended turn still waiting). It commits them to a
+:class:`TurnSink`:
 
 - automatically, when the expected number of tiles is down (three on the first
   turn, otherwise two), no hand is over the board, and the board has been still for
   ``commit_still_s``;
-- on ``end_turn`` (a button, the dashboard, the keyboard), whatever is new, for turns
-  with held-back tiles, after waiting up to ``end_wait_s`` for a tile still settling or
-  under the hand (tiles on cells seen empty after the ``end_turn`` are the next
-  player's); the first ``end_turn`` with nothing new right after an automatic commit
-  only confirms it, any other one commits an empty turn (a pass);
-- ``undo`` takes back the last commit and disarms the automatic commit until the
-  board moves again, so the same tiles are not committed straight back.
+- on ``end_turn`` (a button, the dashboard, the keyboard), for turns with held-back
+  tiles. **The board at the press** (the last frame read before it) decides what the
+  turn holds: its tiles are the new tiles settled then; a cell read empty then is free,
+  and a tile that appears there later is the next player's, however soon it comes.
+  A cell that could not be told then (a tile still settling, a hand over it, or a cell
+  the reader is unsure of next to the tiles while the turn is short) is remembered as
+  *unsure*, not as free: the turn waits for it (an :class:`EndedTurn`). When a cell
+  the reader only doubted (no hand near) reads, a tile there joins the turn (it lay
+  there at the press), an empty cell frees it. A cell under a hand at the press, or
+  covered by one since, is *ambiguous* when it shows a tile (the next player may have
+  put it there): only the operator decides (``enter_cell``); read empty, it is free.
+  A tile read at the press (settled, or still settling on that value), or one the
+  reader was sure lay there though it could not read its value (``sure_tiles``), is
+  the turn's.
+  The first ``end_turn`` with nothing new right after an automatic commit only
+  confirms it, any other one commits an empty turn (a pass);
+- ``undo`` calls off the newest End turn still waiting, or takes back the last commit
+  and disarms the automatic commit until the board moves again, so the same tiles are
+  not committed straight back.
+
+**A turn with a cell it cannot read never commits by itself.** After a quiet
+``end_wait_s`` it is shown as waiting (``waiting_turn``: which cells, so that the
+table lifts the hand or enters the value); the game goes on meanwhile: later turns
+(ended by the button, or complete and still) queue in order behind it and commit once
+it is settled.
 
 An end of turn never concludes anything from frames that show nothing: while the
 board is out of sight or its tiles cannot be read (the reader's doubtful frames:
-blur, camera shake, poor light), an ``end_turn`` waits, and its ``end_wait_s`` starts
-only once the board reads again. Without that, a camera out of focus turned every
-End turn into a pass (one game of the wide tracking benchmark lost 13 of its 14
-turns so).
-
-An end of turn that runs out of time with the turn short, while a cell next to its
-tiles could not be read, remembers that cell: if a tile settles there later, never
-having been read empty, it joins that turn (a *late tile*, through the sink's
-optional ``last_turn`` / ``add_late_tile``) rather than the next player's. A turn
-flagged for want of that tile is judged again with it.
+blur, camera shake, poor light), an ``end_turn`` waits, and the board "at the press"
+is the first one read again. Without that, a camera out of focus turned every End
+turn into a pass (one game of the wide tracking benchmark lost 13 of its 14 turns so).
 
 A flagged (illegal) turn stays on the table as pending; when one of its tiles is
 lifted, the pending turn is rejected and what is left is new again. A tile lifted
@@ -62,6 +74,18 @@ class Observation:
     #: the board is in view but its tiles cannot be read (the reader's doubtful frame):
     #: the frame says nothing about any cell
     unreadable: bool = False
+    #: the held cells under a hand or with motion on them (something may be put down
+    #: there); the other held cells are only unsure. Empty: the cells under a hand are
+    #: not known apart (then ``hand`` marks every held cell covered).
+    covered: frozenset[str] = frozenset()
+    #: held cells that surely hold a tile, its value unread (the reader's own odds of
+    #: "empty" are small): a tile there at the press is the turn's, whoever's hand
+    #: passes over it later
+    sure_tiles: frozenset[str] = frozenset()
+    #: cells read empty though the reader's tile classes keep a fair share (a tile of a
+    #: style it does not know, read as empty now and then): they do not free a cell an
+    #: ended turn waits for
+    doubtful_empty: frozenset[str] = frozenset()
 
 
 class TurnSink(Protocol):
@@ -75,7 +99,7 @@ class TurnSink(Protocol):
 
     def neighbours(self, cell: str) -> Iterable[str]:
         """The cells touching ``cell`` side by side (optional: without it an end of
-        turn does not wait for unreadable cells)."""
+        turn waits only for tiles still settling)."""
 
     def cells_of_interest(self) -> Iterable[str]:
         """The cells to watch: the board's 193 (a card game: its layout and the free
@@ -86,17 +110,15 @@ class TurnSink(Protocol):
         """Tiles an ordinary turn places now (3 first turn, else 2); None when only
         an explicit end of turn may commit (the player may hold more tiles)."""
 
+    # Optional: ``expected_tiles_ahead(ahead) -> int | None``, the same for the turn
+    # ``ahead`` turns after the current one (turns queued behind a waiting one commit
+    # by themselves only with it).
+
     def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
         """Commit a turn; True when legal (applied), False when flagged (pending),
         None when the table takes no turn now (a flagged turn waits, or it is over)."""
 
     def reject_pending(self) -> None: ...
-
-    # Optional (without them a tile read late is the next turn's):
-    # ``last_turn() -> int | None``, the index of the turn committed last (the flagged
-    # one while it waits), and ``add_late_tile(turn, placed, cell, value) -> bool``,
-    # which adds a tile read late to that turn if it still holds ``placed`` (True when
-    # added; a flagged turn is judged again).
 
     def undo(self) -> bool:
         """Take back the last commit; False when there was nothing to undo."""
@@ -109,14 +131,17 @@ class TrackerConfig:
     commit_still_s: float = 0.35
     #: An ``end_turn`` with nothing new this soon after an automatic commit confirms it.
     confirm_window_s: float = 4.0
-    #: An ``end_turn`` waits at most this long for a tile still settling, or for an
-    #: unreadable cell next to the tiles, before it commits what it has. (Players often
-    #: press End turn while the hand still hovers over a tile just put down.) A cell
-    #: seen empty after the ``end_turn`` cannot hold a tile of the turn that ended, so
-    #: the next player's first tiles neither prolong the wait nor join that turn.
-    #: While the board cannot be seen or read the wait does not run out: it counts from
-    #: the first frame that reads the board again.
+    #: An ``end_turn`` whose board had cells it could not tell (a tile still settling or
+    #: under the hand) waits quietly this long for them before the table is told which
+    #: cells it waits for (``waiting_turn``). It never commits without them. While the
+    #: board cannot be seen or read the wait counts from the first frame read again.
     end_wait_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        for name in ("commit_still_s", "confirm_window_s", "end_wait_s"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 60.0:
+                raise ValueError(f"TrackerConfig.{name} must be within 0..60 s, not {value}")
 
 
 @dataclass(frozen=True)
@@ -126,6 +151,60 @@ class CommitLog:
     placed: dict[str, int]
     reason: str  # "auto" | "end_turn"
     legal: bool
+    #: seconds from the end of the turn (its End turn, or its automatic completion) to
+    #: the commit: more than a frame or two only for a turn that waited for a cell
+    waited_s: float = 0.0
+    #: the cells whose value the operator entered (``enter_cell``)
+    entered: tuple[str, ...] = ()
+
+
+@dataclass
+class _Unsure:
+    """A cell an ended turn could not tell at its press."""
+
+    #: a hand or motion was over the cell at the press or since: a tile read there may
+    #: have been put down after the press (by the next player), so only the operator
+    #: may add it to the turn
+    touched: bool = False
+    #: the cell was read (not held) at least once since the press
+    read: bool = False
+    #: the value read at the press on a cell still settling (a tile seen then)
+    shown: int | None = None
+    #: the reader was sure at the press that a tile lay there, its value unread
+    occupied: bool = False
+    #: confident empty reads in a row since the press (``settle`` of them free it)
+    empties: int = 0
+
+
+@dataclass
+class EndedTurn:
+    """A turn that was ended (by ``end_turn`` or complete and still) and waits to be
+    committed: its tiles as the board showed them at the press, and the cells it
+    could not tell then."""
+
+    frame: int
+    time: float
+    reason: str  # "end_turn" | "auto"
+    tiles: dict[str, int] = field(default_factory=dict)
+    unsure: dict[str, _Unsure] = field(default_factory=dict)
+    #: cells doubted at the press that settled on a tile after a hand passed over
+    #: them: the operator says whether the tile is this turn's
+    ambiguous: dict[str, int] = field(default_factory=dict)
+    #: False while the press waits for the board to be seen or read again
+    seen: bool = True
+    #: until then the wait is quiet; afterwards the table is told
+    deadline: float = 0.0
+    entered: list[str] = field(default_factory=list)
+    late: int = 0  # tiles read only after the press
+
+    @property
+    def cells(self) -> set[str]:
+        """Every cell this turn holds or may hold."""
+        return set(self.tiles) | set(self.unsure) | set(self.ambiguous)
+
+    @property
+    def settled(self) -> bool:
+        return self.seen and not self.unsure and not self.ambiguous
 
 
 class TurnTracker:
@@ -143,10 +222,11 @@ class TurnTracker:
         self.commits: list[CommitLog] = []
         self._last_motion_time = 0.0
         self._last_commit_time: float | None = None
-        #: while an ``end_turn`` waits: the cells read empty since it (None: none waits)
-        self._end_wait: set[str] | None = None
-        self._end_deadline = 0.0
+        #: ended turns not committed yet, oldest first (see ``EndedTurn``)
+        self.queue: list[EndedTurn] = []
         self._last_held: set[str] = set()
+        self._last_covered: set[str] = set()
+        self._last_sure: set[str] = set()
         self._unconfirmed_auto = False
         self._auto_armed = True
         self._last_frame = 0
@@ -157,16 +237,20 @@ class TurnTracker:
         #: ends of turn still waiting for the board to read again when the frames
         #: ended (``finish``): turns that were never seen, so never committed
         self.unseen_end_turns = 0
-        #: late tiles: cells next to a turn that an end of turn committed short while
-        #: they could not be read -> (that turn's index, its tiles as committed)
-        self._late: dict[str, tuple[int, dict[str, int]]] = {}
-        #: tiles read after their turn was committed and added to it
+        #: ended turns still waiting for a cell when the frames ended (``finish``)
+        self.waiting_at_finish = 0
+        #: the cells the first of them waited for
+        self.waiting_cells_at_finish: list[str] = []
+        #: tiles read only after their turn's End turn, and added to it
         self.late_tiles_added = 0
         #: End turns pressed again while one already waited for the board to read:
         #: ``presses_unseen`` for the wait now running (0 when none runs), and
         #: ``end_turns_merged`` for all that were committed as one turn with the first
         self.presses_unseen = 0
         self.end_turns_merged = 0
+        #: End turns with nothing new pressed again within ``confirm_window_s`` of one
+        #: whose turn still waits for a cell: the same press, not a pass
+        self.repeat_presses = 0
 
     # -- frames ------------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
@@ -182,59 +266,47 @@ class TurnTracker:
             self._last_motion_time = obs.time
         if not obs.still:
             self._auto_armed = True
-        if self._blind and self._end_wait is not None:
-            # an end of turn waits for the board to read again, then end_wait_s more
-            self._end_deadline = max(self._end_deadline, obs.time + self.config.end_wait_s)
         if not obs.board_found or not obs.read or obs.unreadable:
             return
         held = set(obs.held)
-        self._last_held = held
+        covered = set(obs.covered) if obs.covered or not obs.hand else set(held)
+        self._last_held, self._last_covered = held, covered
+        self._last_sure = set(obs.sure_tiles)
         reads = {c: obs.cells.get(c) for c in self.sink.cells_of_interest() if c not in held}
-        if self._end_wait is not None:
-            self._end_wait.update(c for c, v in reads.items() if v is None)
         self.votes.add(reads, held)
-        self._settle_late(reads)
+        doubtful_empty = set(obs.doubtful_empty)
+        for turn in self.queue:
+            if turn.seen:
+                self._follow(turn, reads, covered, doubtful_empty)
+            else:  # the first frame read after a press made blind: the board "at" it
+                self._take_board(turn)
         self._check_lifted_pending()
-        if self._end_wait is not None and (not self._waiting()
-                                           or obs.time >= self._end_deadline):
-            self._commit("end_turn")
-            return
+        self._advance()
         self._maybe_auto_commit(obs)
 
-    def _doubtful(self) -> set[str]:
-        """Cells the reader could not read in the last frame where a tile of this turn
-        may lie, while the turn has fewer new tiles than a full turn: next to the
-        tiles on the table or the new ones."""
-        neighbours = getattr(self.sink, "neighbours", None)
-        if neighbours is None or not self._last_held:
-            return set()
-        seen_empty = self._end_wait or set()  # their tiles are the next player's
-        new = [c for c in self.new_tiles() if c not in seen_empty]
-        expected = self.sink.expected_tiles()
-        if expected is not None and len(new) >= expected:
-            return set()
-        base = self.sink.committed_board()
-        around = set()
-        for cell in [*base, *new]:
-            around.update(neighbours(cell))
-        return {c for c in self._last_held & around if c not in base and c not in seen_empty}
-
-    def _waiting(self) -> bool:
-        """An end of turn should wait a moment: a tile is still settling, or a cell
-        where one may lie could not be read."""
-        return self._unsettled_new() or bool(self._doubtful())
-
     def new_tiles(self) -> dict[str, int]:
-        """Settled tiles the table does not have yet."""
-        base = self.sink.committed_board()
-        return {c: v for c, v in self.votes.settled().items() if c not in base}
+        """Settled tiles the table does not have yet, nor an ended turn waiting."""
+        taken = self._taken()
+        return {c: v for c, v in self.votes.settled().items() if c not in taken}
 
-    def _unsettled_new(self) -> bool:
-        """Some cell off the table board is still changing (a tile just put down; not
-        counting cells seen empty since a pending end of turn)."""
-        base = self.sink.committed_board()
-        seen_empty = self._end_wait or set()
-        return any(c not in base and c not in seen_empty for c in self.votes.unsettled())
+    def _taken(self) -> set[str]:
+        taken = set(self.sink.committed_board())
+        for turn in self.queue:
+            taken |= turn.cells
+        return taken
+
+    def _unsettled_new(self) -> set[str]:
+        """Cells off the table (and off the waiting turns) still changing: a tile just
+        put down, or lifted."""
+        taken = self._taken()
+        return {c for c in self.votes.unsettled() if c not in taken}
+
+    def _expected(self) -> int | None:
+        """Tiles the next turn to end places by itself (None: only End turn ends it)."""
+        if not self.queue:
+            return self.sink.expected_tiles()
+        ahead = getattr(self.sink, "expected_tiles_ahead", None)
+        return None if ahead is None else ahead(len(self.queue))
 
     def _check_lifted_pending(self) -> None:
         pending = self.sink.pending_cells()
@@ -242,69 +314,107 @@ class TurnTracker:
             self.sink.reject_pending()
 
     def _maybe_auto_commit(self, obs: Observation) -> None:
-        expected = self.sink.expected_tiles()
+        expected = self._expected()
         if expected is None or not self._auto_armed or obs.hand or not obs.still:
             return
-        if self._end_wait is not None:
-            return  # an end of turn is waiting: it decides (the next player's tiles
-            # may already be down, and must not make this turn look complete)
+        if any(not t.seen for t in self.queue):
+            return  # an End turn waits for the board: the next frames decide
         if self.sink.pending_cells():
             return  # a flagged turn must be fixed first
         if obs.time - self._last_motion_time < self.config.commit_still_s:
             return
         new = self.new_tiles()
         if len(new) == expected and not self._unsettled_new():
-            self._commit("auto")
+            self.queue.append(EndedTurn(self._last_frame, self._last_time, "auto", dict(new)))
+            self._unconfirmed_auto = True
+            self._last_commit_time = self._last_time
+            self._advance()
 
-    def _commit(self, reason: str) -> None:
-        seen_empty = self._end_wait or set()
-        unread = self._doubtful() if reason == "end_turn" else set()
-        self._end_wait = None
-        self.end_turns_merged += self.presses_unseen
-        self.presses_unseen = 0
-        placed = {c: v for c, v in self.new_tiles().items() if c not in seen_empty}
-        legal = self.sink.commit_turn(placed, self._last_frame, reason)
-        if legal is None:
-            return
-        self.commits.append(CommitLog(self._last_frame, self._last_time, placed, reason, legal))
-        self._last_commit_time = self._last_time
-        self._unconfirmed_auto = reason == "auto"
-        self._expect_late(unread, placed)  # applied or flagged alike
+    # -- the board at the press ----------------------------------------------------------
+    def _take_board(self, turn: EndedTurn) -> None:
+        """Fill ``turn`` from the board as the tracker knows it now: settled new tiles
+        are its tiles, cells that could not be told are unsure (see the module doc)."""
+        taken = self._taken() - turn.cells
+        unsettled = self.votes.unsettled()
+        tiles = {c: v for c, v in self.votes.settled().items()
+                 if c not in taken and c not in unsettled}
+        unsure = {c for c in unsettled if c not in taken}
+        neighbours = getattr(self.sink, "neighbours", None)
+        expected = self._expected_at(turn)
+        short = expected is None or len(tiles) < expected
+        if neighbours is not None and short:
+            # held cells next to the table's or the turn's tiles, and next to those
+            # (a tile placed beside one the reader could not read either)
+            held = {c for c in self._last_held if c not in taken and c not in tiles}
+            frontier = [*taken, *tiles]
+            while frontier:
+                around = {n for cell in frontier for n in neighbours(cell)}
+                found = (held & around) - unsure
+                unsure |= found
+                frontier = list(found)
+        if not turn.seen:  # the End turns pressed while blind are this one turn
+            self.end_turns_merged += self.presses_unseen
+            self.presses_unseen = 0
+        turn.tiles = tiles
+        turn.unsure = {c: _Unsure(touched=c in self._last_covered, shown=self.votes.latest(c),
+                               occupied=c in self._last_sure) for c in unsure}
+        turn.seen = True
+        turn.deadline = self._last_time + self.config.end_wait_s
 
-    # -- late tiles --------------------------------------------------------------------
-    # An end of turn that runs out of time commits what it has. When the turn is short
-    # and a cell next to its tiles could not be read (a tile the reader calls occluded
-    # or unsure frame after frame, no hand near), that cell may hold one of its tiles.
-    # If the cell later settles on a tile without ever having been read empty, the
-    # tile joins that turn instead of the next player's (which it would otherwise make
-    # one tile too long, and the short turn wrong too).
-    def _expect_late(self, unread: set[str], placed: dict[str, int]) -> None:
-        last_turn = getattr(self.sink, "last_turn", None)
-        if not unread or not placed or last_turn is None:
-            return
-        neighbours = self.sink.neighbours
-        near = {n for c in placed for n in neighbours(c)}
-        turn = last_turn()
-        for cell in unread & near:
-            self._late[cell] = (turn, dict(placed))
+    def _expected_at(self, turn: EndedTurn) -> int | None:
+        """Tiles an ordinary turn places at ``turn``'s place in the queue."""
+        index = self.queue.index(turn) if turn in self.queue else len(self.queue)
+        if index == 0:
+            return self.sink.expected_tiles()
+        ahead = getattr(self.sink, "expected_tiles_ahead", None)
+        return None if ahead is None else ahead(index)
 
-    def _settle_late(self, reads: Mapping[str, int | None]) -> None:
-        """Drop late cells read empty; a late cell that settles on a tile joins its turn."""
-        for cell in list(self._late):
-            if cell in reads and reads[cell] is None:
-                del self._late[cell]  # read empty: no tile of that turn lay there
+    def _follow(self, turn: EndedTurn, reads: Mapping[str, int | None],
+                covered: set[str], doubtful_empty: set[str]) -> None:
+        """One frame read after ``turn``'s press: its unsure cells that now read decide.
+        Empty takes ``settle`` confident empty reads in a row (an unknown tile style is
+        read as empty now and then, with the tile classes still strong: those reads do
+        not count); a tile takes the votes settling on it."""
+        unsettled = self.votes.unsettled()
+        for cell in list(turn.unsure):
+            state = turn.unsure[cell]
+            if cell in covered:
+                state.touched = True  # a hand over it: a tile may be put down there
+                state.empties = 0
                 continue
+            if cell not in reads:
+                continue  # unsure again: no news
+            state.read = True
+            if reads[cell] is None:
+                state.empties = 0 if cell in doubtful_empty else state.empties + 1
+                if state.empties >= self.config.votes.settle:
+                    del turn.unsure[cell]  # empty at last: no tile of this turn lay there
+                continue
+            state.empties = 0
             value = self.votes.value(cell)
-            if value is None:
+            if cell in unsettled or value is None:
                 continue
-            turn, placed = self._late.pop(cell)
-            if cell in self.sink.committed_board():
-                continue
-            if self.sink.add_late_tile(turn, placed, cell, value):
-                self.late_tiles_added += 1
-                for other, (t, p) in self._late.items():
-                    if t == turn:
-                        self._late[other] = (t, {**p, cell: value})
+            del turn.unsure[cell]
+            if state.touched and not state.occupied and value != state.shown:
+                turn.ambiguous[cell] = value  # the operator says
+            else:
+                turn.tiles[cell] = value
+                turn.late += 1
+
+    def _advance(self) -> None:
+        """Commit the ended turns at the head of the queue that are settled, in order."""
+        while self.queue and self.queue[0].settled:
+            turn = self.queue.pop(0)
+            legal = self.sink.commit_turn(dict(turn.tiles), turn.frame, turn.reason)
+            if legal is None:
+                continue  # the table takes no turn now (a flagged turn waits)
+            waited = max(0.0, self._last_time - turn.time)
+            self.commits.append(CommitLog(turn.frame, self._last_time, dict(turn.tiles),
+                                          turn.reason, legal, round(waited, 3),
+                                          tuple(turn.entered)))
+            self.late_tiles_added += turn.late
+            if turn.reason == "end_turn":
+                self._last_commit_time = self._last_time
 
     # -- events ------------------------------------------------------------------------
     def end_turn(self) -> None:
@@ -317,6 +427,13 @@ class TurnTracker:
                       and self._last_time - self._last_commit_time <= self.config.confirm_window_s)
             if confirming and recent:
                 return  # confirms the automatic commit just made (once)
+            if self._repeat_press():
+                # the turn just ended still waits for a cell: a player pressing again
+                # (the wait shows on the dashboard) is far likelier than the next
+                # player's pass within seconds, and a pass taken wrongly moves every
+                # later turn to the wrong player. Counted; the table is told.
+                self.repeat_presses += 1
+                return
             if self._just_resumed() and not self._blind:
                 # the turn before may have been committed automatically just before the
                 # restart, and this press confirm it: that is not known any more, and a
@@ -326,19 +443,60 @@ class TurnTracker:
                 self.resumed_presses_ignored += 1
                 return
         if self._blind:
-            # nothing is known of this turn's tiles: wait for the board to read again
-            # (``observe`` holds the deadline off meanwhile). Another End turn meanwhile
-            # is the same wait: a double press cannot be told from the next player's
-            # End turn, so it is counted and the table is told (``presses_unseen``)
+            # nothing is known of this turn's tiles: wait for the board to read again.
+            # Another End turn meanwhile is the same wait: a double press cannot be told
+            # from the next player's End turn, so it is counted and the table is told
+            # (``presses_unseen``)
             if self.waiting_for_the_board:
                 self.presses_unseen += 1
-            self._start_end_wait()
-        elif nothing_new:
-            self._commit("end_turn")  # nothing placed: the turn passes
-        elif self._waiting():
-            self._start_end_wait()  # commit when the board reads clean (or soon anyway)
-        else:
-            self._commit("end_turn")
+                return
+            self.queue.append(EndedTurn(self._last_frame, self._last_time, "end_turn",
+                                        seen=False))
+            return
+        turn = EndedTurn(self._last_frame, self._last_time, "end_turn")
+        self._take_board(turn)
+        self.queue.append(turn)
+        self._advance()
+
+    def _repeat_press(self) -> bool:
+        """The newest ended turn was ended by End turn, still waits for a cell, and was
+        pressed within ``confirm_window_s``."""
+        if not self.queue:
+            return False
+        last = self.queue[-1]
+        return (last.reason == "end_turn" and last.seen and not last.settled
+                and self._last_time - last.time <= self.config.confirm_window_s)
+
+    def enter_cell(self, cell: str, value: int | None) -> bool:
+        """The operator says what an ended turn's unsure cell holds: ``value`` (the
+        tile joins that turn) or None (no tile of that turn lies there; a tile there is
+        a later turn's). False when no waiting turn waits for ``cell``."""
+        for turn in self.queue:
+            if cell in turn.unsure or cell in turn.ambiguous:
+                turn.unsure.pop(cell, None)
+                turn.ambiguous.pop(cell, None)
+                if value is not None:
+                    turn.tiles[cell] = value
+                turn.entered.append(cell)
+                self._advance()
+                return True
+        return False
+
+    def waiting_turn(self) -> dict | None:
+        """The turn at the head of the queue while it waits for cells past its quiet
+        wait: ``cells`` (sorted), ``ambiguous`` (those that show a tile a hand may have
+        put down after the press), ``queued`` (turns behind it), ``since_s``. None when
+        no turn waits so."""
+        if not self.queue:
+            return None
+        head = self.queue[0]
+        if not head.seen or head.settled or self._last_time < head.deadline:
+            return None
+        return {"cells": sorted({*head.unsure, *head.ambiguous}),
+                "ambiguous": sorted(head.ambiguous),
+                "queued": len(self.queue) - 1,
+                "repeat_presses": self.repeat_presses,
+                "since_s": round(self._last_time - head.time, 1)}
 
     def _just_resumed(self) -> bool:
         """No commit yet since this tracker took over a match under way, and less than
@@ -346,32 +504,32 @@ class TurnTracker:
         return (self._resumed and not self.commits and self._started_at is not None
                 and self._last_time - self._started_at <= self.config.confirm_window_s)
 
-    def _start_end_wait(self) -> None:
-        """Wait up to ``end_wait_s`` before committing; a wait already running keeps the
-        cells it has seen empty."""
-        self._end_wait = set() if self._end_wait is None else self._end_wait
-        self._end_deadline = self._last_time + self.config.end_wait_s
-
     @property
     def waiting_for_the_board(self) -> bool:
         """An end of turn is waiting because the board cannot be seen or read."""
-        return self._end_wait is not None and self._blind
+        return any(not t.seen for t in self.queue)
 
     def finish(self) -> None:
-        """The frames have ended (a recording): an end of turn still waiting for a tile
-        to settle commits what it has, as its deadline would have done. One waiting for
-        the board to read again commits nothing: the recording never showed the turn."""
-        if self._end_wait is not None and not self._blind:
-            self._commit("end_turn")
-        elif self._end_wait is not None:
-            self.unseen_end_turns += 1 + self.presses_unseen
-        self._end_wait = None
+        """The frames have ended (a recording): turns still waiting stay uncommitted
+        (``waiting_at_finish``; those never seen: ``unseen_end_turns``)."""
+        for turn in self.queue:
+            if not turn.seen:
+                self.unseen_end_turns += 1 + self.presses_unseen
+            else:
+                self.waiting_at_finish += 1
+        head = next((t for t in self.queue if t.seen and not t.settled), None)
+        if head is not None:
+            self.waiting_cells_at_finish = sorted({*head.unsure, *head.ambiguous})
+        self.queue.clear()
         self.presses_unseen = 0
 
     def undo(self) -> None:
-        self._end_wait = None
+        """Call off the newest End turn still waiting, or take back the last commit."""
         self.presses_unseen = 0
-        self._late.clear()
+        if self.queue:
+            self.queue.pop()
+            self._auto_armed = False
+            return
         if self.sink.undo():
             self._auto_armed = False
             self._last_commit_time = None

@@ -52,6 +52,11 @@ class CellVotes:
         """The settled value of ``cell``; None when it is (or is taken to be) empty."""
         return self._settled.get(cell)
 
+    def latest(self, cell: str) -> int | None:
+        """The last value read on ``cell`` (None: empty, or never read)."""
+        q = self._reads.get(cell)
+        return q[-1] if q else None
+
     def unsettled(self) -> set[str]:
         """Cells whose latest reads disagree with their settled value."""
         out = set()
