@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from zatre_vision.rules.analysis import analyse_record
 from zatre_vision.rules.game import Seat
-from zatre_vision.rules.record import parse_record
+from zatre_vision.rules.record import parse_record, score_record
 from zatre_vision.simulate import Simulation
 
 from .test_holdings_properties import with_refusals
@@ -40,11 +40,22 @@ def test_a_refused_turns_tiles_are_the_hand_of_the_retry():
     turns = analysed({"players": ["A", "B"], "turns": [
         {"player": "A", "placed": OPEN},
         {"player": "B", "placed": {"J8": 1, "J7": 2}},   # not connected: refused
-        {"player": "B", "placed": {"I8": 1}}]})          # the same tiles, one placed
+        {"player": "B", "placed": {"H6": 1, "I7": 2}}]})  # the same tiles, both placed
     assert not turns[1]["applied"] and turns[1]["hand"] == [1, 2]
     retry = turns[2]
     assert retry["legal"] and retry["hand"] == [1, 2] and retry["hand_source"] == "rules"
-    assert retry["missed_points"] is not None and not retry["lower_bound"]
+    assert retry["missed_points"] == 0 and not retry["lower_bound"]
+
+
+def test_a_retry_holding_back_a_tile_that_fits_is_tile_not_placed():
+    # the hand is [1, 2] for certain (the refused turn's tiles), and the 2 fits too
+    record = {"players": ["A", "B"], "turns": [
+        {"player": "A", "placed": OPEN},
+        {"player": "B", "placed": {"J8": 1, "J7": 2}},
+        {"player": "B", "placed": {"I8": 1}}]}
+    turns = analysed(record)
+    assert not turns[2]["legal"] and turns[2]["hand"] == [1, 2]
+    assert "tile-not-placed" in [v["code"] for v in score_record(record)["turns"][2]["violations"]]
 
 
 def test_a_retry_with_other_tiles_than_went_back_is_not_believed():

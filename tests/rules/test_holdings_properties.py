@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from zatre_vision.rules import RecordError, parse_record, score_record
 from zatre_vision.rules.board import CELLS, NAMES, NEIGHBOURS, START, Board, cell_index
+from zatre_vision.rules.record import run_replay
 from zatre_vision.rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from zatre_vision.simulate import Simulation
 
@@ -115,3 +116,46 @@ def test_only_two_or_three_teams_of_two_partners_are_accepted(case):
     else:
         with pytest.raises(RecordError, match="'teams'"):
             parse_record(record)
+
+
+# --- the draw check with no hand declared: the values placed (issue 42 follow-up) ---
+
+@SETTINGS
+@given(st.integers(0, 500), flags)
+def test_real_games_with_no_hand_declared_get_no_draw_or_held_back_flag(seed, refuse):
+    """Hands left out everywhere: the value check and the hands the rules make certain
+    (judged as hands, so ``tile-not-placed`` applies) never flag a real turn."""
+    turns = with_refusals(played(seed), refuse, [False] * TURNS)
+    for turn, verdict in zip(turns, replay(turns), strict=True):
+        codes = [v["code"] for v in verdict["violations"]]
+        assert "wrong-draw" not in codes and "tile-not-placed" not in codes, (turn, codes)
+        assert verdict["legal"] != bool(turn.get("try"))
+
+
+@SETTINGS
+@given(st.integers(0, 500), flags, flags, st.integers(0, 5))
+def test_a_value_beyond_the_kept_tiles_and_the_draw_is_always_wrong_draw(seed, refuse, declare, pick):
+    """Where the tiles kept back are known exactly, a turn (no hand declared) placing more
+    new values than the seat may draw gets ``wrong-draw``, within the number it may hold."""
+    turns = with_refusals(played(seed), refuse, declare)
+    record = {"players": SEATS, "turns": [{k: v for k, v in t.items() if k != "try"}
+                                          for t in turns]}
+    checked = 0
+    for k, turn in enumerate(turns):
+        referee = run_replay(parse_record({**record, "turns": record["turns"][:k]})).referee
+        if referee.next_player != turn["player"]:
+            continue
+        allow = referee.allowance(turn["player"])
+        if not allow.kept:
+            continue  # nothing kept (or not known): only the number can be wrong
+        new = [v for v in range(1, 7) if v not in allow.kept]
+        may = allow.most - len(allow.kept)
+        value = new[pick % len(new)]
+        cells = [NAMES[i] for i in CELLS if not referee.board.values[i]][:may + 1]
+        bad = {"player": turn["player"], "placed": dict.fromkeys(cells, value)}
+        verdict = replay([*turns[:k], bad])[k]
+        codes = [v["code"] for v in verdict["violations"]]
+        assert "wrong-draw" in codes, (allow, bad, codes)
+        assert not verdict["legal"] and sum(verdict["points"].values()) == 0
+        checked += 1
+    assume(checked)

@@ -12,9 +12,12 @@ tracker and the camera) and the dashboard's manual entry. From ``rules.md``:
   puts its tiles back into the hand ("returned"): the seat plays again with the same
   tiles and draws nothing more for that turn.
 
-Where the record declares no hand, only the number of tiles is known, as a bound: a
-turn that places more tiles than the seat can possibly hold is flagged all the same
-(a tile borrowed from the next player). Pure: no I/O.
+Where the record declares no hand, what is known is checked: a turn that places more
+tiles than the seat can possibly hold is flagged all the same (a tile borrowed from the
+next player), and so is one that, the tiles kept back known exactly, places more new
+values than the seat may draw. Where the hand follows for certain (``turn_hand``) the
+``Referee`` judges the turn with it, so a tile held back that could have been placed is
+flagged too. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .tiles import FIRST_HAND, VALUES
+from .tiles import FIRST_HAND, VALUES, is_tile_value
 from .turn import Violation
 
 #: Tiles a seat draws with an empty hand, per member (rules.md, rule 6).
@@ -103,14 +106,27 @@ def allowance(holding: Holding, placeable: set[int], opens: bool, members: int =
     return Allowance(None, k, most, f"at most {k} kept back, and the draw for that")
 
 
-def draw_violations(allow: Allowance, hand: Sequence[int] | None, placed: int
+def draw_violations(allow: Allowance, hand: Sequence[int] | None, placed: Sequence[int]
                     ) -> list[Violation]:
     """``wrong-draw`` when the turn's hand (or, hand unknown, its placed tiles) does not
-    fit what the seat may hold."""
+    fit what the seat may hold. ``placed``: the values placed (every one counts toward
+    the number; only tile values toward the values).
+
+    With no hand declared but the tiles kept back known exactly, a placed value beyond
+    those kept back must have been drawn: more such tiles than the seat may draw is
+    ``wrong-draw`` (a 4 placed by a seat holding [1, 3] that draws nothing). Only what
+    is certain is flagged: a bag that ran short only makes the draw smaller."""
     if hand is None:
-        if placed > allow.most:
-            return [Violation("wrong-draw", (), f"{placed} tiles placed, but the player can "
-                              f"hold at most {allow.most} ({allow.why})")]
+        if len(placed) > allow.most:
+            return [Violation("wrong-draw", (), f"{len(placed)} tiles placed, but the player "
+                              f"can hold at most {allow.most} ({allow.why})")]
+        if allow.kept is not None:
+            new = Counter(v for v in placed if is_tile_value(v)) - Counter(allow.kept)
+            may = allow.most - len(allow.kept)
+            if sum(new.values()) > may:
+                return [Violation("wrong-draw", (), f"{', '.join(map(str, sorted(new.elements())))}"
+                                  f" placed beyond the tiles kept back {sorted(allow.kept)}, "
+                                  f"but the player may draw only {may} ({allow.why})")]
         return []
     out = []
     if allow.kept is not None and Counter(allow.kept) - Counter(hand):

@@ -19,7 +19,15 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from .board import CELL_SET, Board, cell_index, cell_name, grid_index, is_grid_name
-from .holdings import EMPTY, Allowance, Holding, after_turn, allowance, draw_violations
+from .holdings import (
+    EMPTY,
+    Allowance,
+    Holding,
+    after_turn,
+    allowance,
+    draw_violations,
+    turn_hand,
+)
 from .moves import placeable_values
 from .seats import checked_teams
 from .sheet import ScoreSheet
@@ -247,12 +255,16 @@ class Referee:
         the player's turn."""
         in_turn = self._in_turn(turn.player)
         first = self.board.count == 0
-        result = check_turn(self.board, turn.placed, hand=turn.hand, first_turn=first)
         allow = self.allowance(turn.player)
+        values = list(turn.placed.values())
+        draw = draw_violations(allow, turn.hand, values)
+        hand = turn.hand
+        if hand is None and in_turn and not draw:  # the hand where the rules make it certain
+            hand = turn_hand(allow, None, [v for v in values if is_tile_value(v)])
+        result = check_turn(self.board, turn.placed, hand=hand, first_turn=first)
         extra = [] if in_turn else [Violation(
             "out-of-turn", (), f"{turn.player} plays out of turn: it is "
                                f"{self.next_player}'s turn")]
-        draw = draw_violations(allow, turn.hand, len(turn.placed))
         if extra or draw:
             result = TurnResult(placed=result.placed, legal=False,
                                 violations=extra + result.violations + draw,
