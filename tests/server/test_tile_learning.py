@@ -62,3 +62,40 @@ def test_a_photo_is_read_kept_and_learnt_from(operator, client, app, calib_jpeg,
     assert state["stored"] is not None
     res = operator.post_json("/calibration/tiles/base")
     assert res.status_code == 200 and res.get_json()["tiles"]["stored"] is None
+
+
+def test_a_corrected_cell_keeps_the_frame_and_feeds_a_refit(operator, client, app, table,
+                                                            calib_jpeg):
+    from types import SimpleNamespace
+
+    from zatre_vision.store.tile_corrections import TileCorrections
+
+    data, layout = calib_jpeg
+    table.new_match(["Cleo", "Dan"], source="manual")
+    assert operator.post_json("/table/turn", {"placed": {"H8": 6, "H7": 5, "G7": 5}}
+                              ).status_code == 200
+    # manual entry, no camera: the correction stands, nothing is kept
+    assert operator.post_json("/table/cell", {"cell": "H7", "value": 4}).status_code == 200
+    assert client.get("/api/calibration/tiles").get_json()["corrections"] == 0
+    refused = operator.post_json("/calibration/tiles/learn-corrections")
+    assert refused.status_code == 409 and "no corrections" in refused.get_json()["error"]
+    # a camera frame (the layout photo): its corrected cells are kept with their values
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    app.extensions["zatre"].camera = SimpleNamespace(
+        runner=SimpleNamespace(last_frame=SimpleNamespace(image=frame)), source="none")
+    cells = list(layout)[:8]
+    for c in cells:  # corrections of cells the match holds or not: the value is the truth
+        operator.post_json("/table/cell", {"cell": c, "value": layout[c]})
+    kept = TileCorrections(app.extensions["zatre"].store).since("2000")
+    assert [(r["cell"], r["value"]) for r in kept][-len(cells):] == [(c, layout[c]) for c in cells]
+    assert kept[0]["frame"][:2] == b"\xff\xd8"  # a JPEG of the frame
+    assert client.get("/api/calibration/tiles").get_json()["corrections"] == len(kept)
+    res = operator.post_json("/calibration/tiles/learn-corrections")
+    assert res.status_code == 200, res.get_json()
+    app.extensions["zatre-tiles"].wait(120)
+    job = client.get("/api/calibration/tiles").get_json()["job"]
+    assert job["state"] == "done", job
+    assert job["report"]["photos"] == 1 and job["report"]["tiles"] == len(kept)
+    # and the kept corrections can be cleared
+    res = operator.post_json("/calibration/tiles/corrections/clear")
+    assert res.status_code == 200 and res.get_json()["tiles"]["corrections"] == 0

@@ -43,6 +43,9 @@
       if (opts.tap) b.type = "button";
       b.className = "tile-cell" + (light.has(cell) ? " light" : "");
       b.dataset.cell = cell;
+      // A..O left to right, 1..15 top to bottom: the board's cut corners stay blank
+      b.style.gridColumn = String(cell.charCodeAt(0) - 64);
+      b.style.gridRow = cell.slice(1);
       const v = values(cell);
       const name = document.createElement("small");
       name.textContent = cell;
@@ -157,6 +160,7 @@
 
   function show(s) {
     state = s;
+    $("#tiles-corrections").textContent = String(s.corrections);
     drawPhotos();
     drawReport();
   }
@@ -202,6 +206,13 @@
       headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     if (data) poll();
   });
+  const fromCorrections = $("#tiles-learn-corrections");
+  if (fromCorrections) fromCorrections.addEventListener("click", async () => {
+    if (await call("/calibration/tiles/learn-corrections", { method: "POST" })) poll();
+  });
+  const clearCorrections = $("#tiles-clear-corrections");
+  if (clearCorrections) clearCorrections.addEventListener("click", () =>
+    call("/calibration/tiles/corrections/clear", { method: "POST" }));
   $("#tiles-layout-pick").addEventListener("change", drawLayout);
 
   fetch(root.dataset.state, { credentials: "same-origin" }).then((r) => r.json()).then((s) => {

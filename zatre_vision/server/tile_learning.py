@@ -113,39 +113,74 @@ class TileLearning:
     def start_fit(self, truths: dict[int, dict], on_saved) -> None:
         """Fit in a worker thread from the kept photos with ``truths`` (photo id ->
         {"cells": {...}, "ignore": [...]}). ValueError when one runs or a truth is bad."""
-        from ..calibrate.tiles import parse_truth
+        from ..calibrate.tiles import TruthError, parse_truth
 
         photos = [p for p in self._index() if p["id"] in truths]
         if not photos:
             raise ValueError("take a photo of the tiles first")
         keyed = {p["file"]: truths[p["id"]] for p in photos}
-        from ..calibrate.tiles import TruthError
-
         try:
             parsed = parse_truth(keyed, [p["file"] for p in photos], "the corrections")
         except TruthError as exc:
             raise ValueError(str(exc)) from None
+        items = [(f"photo {p['id']}", self.folder / p["file"], parsed[p["file"]])
+                 for p in photos]
+        self._start(items, on_saved, f"learning from {len(items)} photo"
+                    f"{'s' if len(items) > 1 else ''}…", skip_unreadable=False)
+
+    def start_corrections_fit(self, rows: list[dict], on_saved) -> None:
+        """Fit from cells corrected during matches (``store.tile_corrections`` rows):
+        each frame is a photo whose corrected cells are known and every other cell is
+        left out. Frames where no board is found are skipped."""
+        from ..calibrate.tiles import Truth
+
+        if not rows:
+            raise ValueError("no corrections kept in that time: nothing to learn from")
+        frames: dict[bytes, dict[str, int]] = {}
+        for r in rows:  # the last correction of a cell in one frame counts
+            frames.setdefault(r["frame"], {})[r["cell"]] = int(r["value"])
+        items = []
+        for k, (jpeg, cells) in enumerate(frames.items(), start=1):
+            truth = Truth({c: v for c, v in cells.items() if v},
+                          frozenset(n for n in CELL_NAMES if n not in cells))
+            items.append((f"corrected frame {k}", jpeg, truth))
+        self._start(items, on_saved, f"learning from {len(rows)} corrections in "
+                    f"{len(items)} frames…", skip_unreadable=True)
+
+    def _start(self, items: list, on_saved, message: str, skip_unreadable: bool) -> None:
         with self._lock:
             if self.busy():
                 raise ValueError("a fit is already running")
-            self._job = {"state": "running", "message": f"learning from {len(photos)} "
-                         f"photo{'s' if len(photos) > 1 else ''}…"}
-            self._worker = threading.Thread(target=self._fit, args=(photos, parsed, on_saved),
+            self._job = {"state": "running", "message": message}
+            self._worker = threading.Thread(target=self._fit,
+                                            args=(items, on_saved, skip_unreadable),
                                             name="tile-learning", daemon=True)
             self._worker.start()
 
-    def _fit(self, photos: list[dict], truths: dict, on_saved) -> None:
+    @staticmethod
+    def _image(source) -> np.ndarray | None:
+        if isinstance(source, bytes):
+            return cv2.imdecode(np.frombuffer(source, np.uint8), cv2.IMREAD_COLOR)
+        return cv2.imread(str(source), cv2.IMREAD_COLOR)
+
+    def _fit(self, items: list, on_saved, skip_unreadable: bool) -> None:
         from ..calibrate.tiles import TruthError, calibrate_tiles, load_photo
         from ..vision.tile_adapt import TilesError
 
         try:
             reader = self.reader(adapted=False)
             loaded = []
-            for p in photos:
-                image = cv2.imread(str(self.folder / p["file"]), cv2.IMREAD_COLOR)
-                if image is None:
-                    raise TruthError(f"{p['file']}: the kept photo cannot be read; take it again")
-                loaded.append(load_photo(reader, image, f"photo {p['id']}", truths[p["file"]]))
+            for name, source, truth in items:
+                image = self._image(source)
+                try:
+                    if image is None:
+                        raise TruthError(f"{name}: the kept image cannot be read; take it again")
+                    loaded.append(load_photo(reader, image, name, truth))
+                except TruthError:
+                    if not skip_unreadable:
+                        raise
+            if not loaded:
+                raise TruthError("no board found in any corrected frame: nothing to learn from")
             head, summary = calibrate_tiles(reader, loaded)
             self.tiles_file.parent.mkdir(parents=True, exist_ok=True)
             head.save(self.tiles_file)
@@ -204,7 +239,8 @@ def state() -> dict:
     return {"cells": list(CELL_NAMES), "light": [n for n, lit in zip(CELL_NAMES, IS_LIGHT,
                                                                        strict=True) if lit],
             "layouts": layouts(), "photos": tl.photos(), "job": tl.job(),
-            "stored": tl.stored(), "file": str(tl.tiles_file)}
+            "stored": tl.stored(), "file": str(tl.tiles_file),
+            "corrections": _corrections().count()}
 
 
 def _restart_camera() -> str:
@@ -308,3 +344,63 @@ def base_model():
         abort(409, "a fit is running: wait for it to finish")
     tl.tiles_file.unlink(missing_ok=True)
     return _reply("Back to the base model: " + _restart_camera())
+
+
+# -- every correction feeds it ---------------------------------------------------------
+#: "this evening": the corrections of the last this many hours
+EVENING_HOURS = 12
+
+
+def _corrections():
+    from ..store.tile_corrections import TileCorrections
+
+    return TileCorrections(current_app.extensions["zatre"].store)
+
+
+def keep_correction(cell: str, value: int | None) -> bool:
+    """After a cell is corrected during a match: keep the camera's newest frame (JPEG)
+    with the cell's right value. False when no camera frame exists (manual entry). A
+    failure here never fails the correction itself."""
+    import logging
+
+    ctx = current_app.extensions["zatre"]
+    frame = getattr(getattr(ctx.camera, "runner", None), "last_frame", None)
+    if frame is None or getattr(frame, "image", None) is None:
+        return False
+    try:
+        ok, jpeg = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        if not ok:
+            return False
+        _corrections().add(ctx.table.name, ctx.table.match_id, cell, value or 0, jpeg.tobytes())
+        return True
+    except Exception:  # noqa: BLE001 - the correction stands; only its crop is lost
+        logging.getLogger(__name__).exception("could not keep the corrected cell's frame")
+        return False
+
+
+@bp.post("/calibration/tiles/learn-corrections")
+@require_pin
+def learn_corrections():
+    import datetime as dt
+
+    since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=EVENING_HOURS)
+             ).isoformat(timespec="seconds")
+    rows = _corrections().since(since)
+    app = current_app._get_current_object()
+
+    def on_saved() -> str:
+        with app.app_context():
+            return _restart_camera()
+
+    try:
+        learning().start_corrections_fit(rows, on_saved)
+    except ValueError as exc:
+        abort(409, str(exc))
+    return _reply(f"Learning from {len(rows)} corrections…")
+
+
+@bp.post("/calibration/tiles/corrections/clear")
+@require_pin
+def clear_corrections():
+    n = _corrections().clear()
+    return _reply(f"{n} kept corrections deleted.")
