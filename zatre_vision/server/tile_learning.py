@@ -82,12 +82,16 @@ class TileLearning:
     def add_photo(self, image: np.ndarray) -> dict:
         """Read ``image`` with the table's model now; keep it. ValueError (one line)
         when no board is found or too many photos are kept."""
-        photos = self._index()
-        if len(photos) >= MAX_PHOTOS:
+        if len(self._index()) >= MAX_PHOTOS:
             raise ValueError(f"at most {MAX_PHOTOS} photos: learn from these, or start again")
         result = self.reader(adapted=True).read(image)
         if not result.board_found:
             raise ValueError("no board found in the photo: the whole board must be in view")
+        with self._lock:  # two uploads at once get two numbers
+            return self._keep(image, result)
+
+    def _keep(self, image: np.ndarray, result) -> dict:
+        photos = self._index()
         number = max((p["id"] for p in photos), default=0) + 1
         self.folder.mkdir(parents=True, exist_ok=True)
         name = f"photo-{number}.png"
