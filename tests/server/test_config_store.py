@@ -64,11 +64,12 @@ def test_migrations_are_numbered_and_idempotent(tmp_path):
     assert store.schema_version() == len(MIGRATIONS)
     store.conn.execute("UPDATE schema_version SET version = 1")
     store.conn.execute("DROP TABLE analyses")
+    store.conn.execute("DROP TABLE tile_corrections")
     store.conn.execute("DROP TABLE tournaments")
     store.conn.execute("ALTER TABLE matches DROP COLUMN pairing")
     store.conn.execute("ALTER TABLE matches DROP COLUMN tournament_id")
     store.close()
-    again = open_store(tmp_path)  # applies migrations 2 and 3 only
+    again = open_store(tmp_path)  # applies migrations 2 to 4 only
     assert again.schema_version() == len(MIGRATIONS) and again.tournaments() == []
     assert again.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     again.conn.execute("UPDATE schema_version SET version = 99")

@@ -100,7 +100,18 @@ def create_app(config: Settings, table: Table, store: Store,
         stream_slots=StreamSlots(config.server.streams_per_address,
                                  min(config.server.streams_total, config.server.threads // 2)))
 
-    from . import admin, analysis_pages, api, calibration, cards, coach, live_view, pages, stream
+    from . import (
+        admin,
+        analysis_pages,
+        api,
+        calibration,
+        cards,
+        coach,
+        live_view,
+        pages,
+        stream,
+        tile_learning,
+    )
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -111,6 +122,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(analysis_pages.bp)
     app.register_blueprint(coach.bp)
     app.register_blueprint(live_view.bp)
+    app.register_blueprint(tile_learning.bp)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor

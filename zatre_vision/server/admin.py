@@ -316,6 +316,9 @@ def set_cell():
     name = forms.cell(data.get("cell"))
     value = forms.tile(data.get("value"), allow_empty=True)
     run(lambda: ctx().table.set_cell(name, value))
+    from .tile_learning import keep_correction
+
+    keep_correction(name, value)  # the camera's frame with the right value, to learn from
     return done(f"{name} {'cleared' if value is None else f'set to {value}'}; sheets recomputed.")
 
 

@@ -60,4 +60,17 @@ MIGRATIONS: list[list[str]] = [
             error TEXT,
             updated TEXT NOT NULL)""",
     ],
+    # 4: cells corrected during a match, with the camera's frame (JPEG) that misread
+    # them and the right value (0 empty): "learn from this evening's corrections"
+    [
+        """CREATE TABLE tile_corrections (
+            id {serial},
+            table_name TEXT NOT NULL,
+            match_id INTEGER,
+            cell TEXT NOT NULL,
+            value INTEGER NOT NULL,
+            frame {blob} NOT NULL,
+            created TEXT NOT NULL)""",
+        "CREATE INDEX tile_corrections_created ON tile_corrections (created)",
+    ],
 ]
