@@ -209,6 +209,14 @@ def bench() -> None:
     """Benchmarks; each writes its results file under benchmarks/results/."""
 
 
+def _write_bench_result(out: str, result: dict, shown: dict | None = None) -> None:
+    """Write a benchmark's result file and print its summary (or ``shown``)."""
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    click.echo(json.dumps(result["summary"] if shown is None else shown, indent=2))
+    click.echo(f"results written to {out}", err=True)
+
+
 @bench.command("rules")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/rules.json", show_default=True)
@@ -219,10 +227,7 @@ def bench_rules(out: str, positions: int) -> None:
 
     check_output_file(out)
     result = run_rules_benchmark(positions=positions, progress=True)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"], indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result)
 
 
 @bench.command("analyse")
@@ -237,10 +242,7 @@ def bench_analyse(out: str, hard: int) -> None:
     check_output_file(out)
     command = f"zatre bench analyse --hard {hard}"
     result = run_analysis_benchmark(hard=hard, progress=True, command=command)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"], indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result)
 @bench.command("load")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/serve_load.json", show_default=True)
@@ -312,10 +314,7 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
                                         command=command)
     except NoHeldTilesError as exc:
         raise InputError(str(exc)) from None
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"], indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result)
 
 
 @bench.command("camera")
@@ -332,10 +331,7 @@ def bench_camera(out: str, fps: float, seconds: float) -> None:
     check_output_file(out)
     result = {**run_info(f"zatre bench camera --fps {fps:g} --seconds {seconds:g}"),
               **run_camera_benchmark(fps, seconds)}
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"], indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result)
 
 
 @bench.command("adapt")
@@ -361,10 +357,7 @@ def bench_adapt(out: str, test_photos: int, styles: str | None) -> None:
                          f"(known: {', '.join(HELD_OUT_STYLES)})")
     cv2.setNumThreads(1)
     result = run_adapt_benchmark(_reader(None, None, False), names, test=test_photos)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"], indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result)
 
 
 @bench.command("startup")
@@ -378,10 +371,7 @@ def bench_startup(out: str, runs: int) -> None:
 
     check_output_file(out)
     result = {**run_info(f"zatre bench startup --runs {runs}"), **run_startup_benchmark(runs)}
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"], indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result)
 
 
 @bench.command("bad-input")
@@ -398,11 +388,8 @@ def bench_bad_input(out: str, images: int, records: int, cap_mb: int) -> None:
     check_output_file(out)
     result = {**run_info(f"zatre bench bad-input --images {images} --records {records} "
                          f"--cap-mb {cap_mb}"), **run_capped(images, records, cap_mb)}
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps({k: result.get(k) for k in ("crashes", "hangs", "peak_rss_mb",
-                                                       "seconds")}, indent=2))
-    click.echo(f"results written to {out}", err=True)
+    _write_bench_result(out, result, {k: result.get(k) for k in ("crashes", "hangs",
+                                                                  "peak_rss_mb", "seconds")})
     if result.get("crashes") or result.get("hangs"):
         raise SystemExit(1)
 
