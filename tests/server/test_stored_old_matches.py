@@ -152,3 +152,18 @@ def test_a_stored_match_nothing_can_replay_does_not_stop_the_server(tmp_path, se
         assert table.match is not None
     finally:
         store.close()
+
+
+def test_an_old_finished_match_with_teams_of_three_is_analysed_as_recorded(tmp_path):
+    from zatre_vision.server.analysis_jobs import AnalysisRunner
+
+    store = open_store(tmp_path)
+    try:
+        match_id = stored(store, TEAMS_OF_THREE, finished=True, totals={"A": 6, "B": 1})
+        job = AnalysisRunner(store)
+        job.run_one(match_id)
+        status = job.status(match_id)
+        assert status["status"] == "done", status
+        assert status["done"] == status["total"] == 2
+    finally:
+        store.close()

@@ -146,7 +146,7 @@ class AnalysisRunner:
             return
         key = record_key(row, self.limit)
         try:
-            record = parse_record(row["record"])
+            record = parse_record(row["record"], as_recorded=True)  # kept by older versions too
         except RecordError as exc:
             self.analyses.set_status(match_id, key, "failed", error=f"bad record: {exc}")
             return
