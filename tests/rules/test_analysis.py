@@ -263,7 +263,9 @@ def test_every_move_the_bounded_search_returns_is_legal(seed, turns, limit, budg
     moves, capped = legal_moves(board, hand, limit, budget)
     every = legal_index_placements(board, hand)
     assert 1 <= len(moves) <= limit and set(moves) <= set(every)
-    assert capped == (set(moves) != set(every))
+    # a search that was not capped found every move; one whose budget ran out may
+    # still have found them all (it cannot know), so it claims nothing then
+    assert capped or set(moves) == set(every)
     for p in moves[:5]:
         assert check_turn(board, {NAMES[i]: v for i, v in p}, hand=hand).legal
 
