@@ -3,8 +3,6 @@ where this source relies on it: one capture_request() per frame (both streams fr
 frame-duration and flicker controls set, only the controls the camera has, autofocus
 run once during the calibration and the lens then locked (issue 45)."""
 
-import sys
-import types
 
 import numpy as np
 import pytest
@@ -13,6 +11,8 @@ from zatre_vision.calibrate import files
 from zatre_vision.calibrate.exposure import ExposureError, lock_exposure
 from zatre_vision.camera.base import SourceError
 from zatre_vision.camera.picamera import AF_AUTO, AF_MANUAL, Picamera2Source
+
+from ..fake_picamera2 import install
 
 
 class Request:
@@ -104,11 +104,7 @@ class StandInCamera:
 
 @pytest.fixture
 def standin(monkeypatch):
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = StandInCamera
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    StandInCamera.instances.clear()
-    return module
+    return install(monkeypatch, "picamera2", StandInCamera)
 
 
 def test_one_request_per_frame_gives_both_streams(standin):

@@ -1,8 +1,6 @@
 """Frame sources: the Pi camera (against a fake picamera2), OpenCV files, image folders,
 and reconnection with back-off."""
 
-import sys
-import types
 
 import cv2
 import numpy as np
@@ -13,6 +11,8 @@ from zatre_vision.camera.folder import FolderSource
 from zatre_vision.camera.opencv_source import OpenCVSource, parse_spec
 from zatre_vision.camera.picamera import Picamera2Source
 from zatre_vision.camera.reconnect import ReconnectingSource
+
+from ..fake_picamera2 import ArrayRequest, install
 
 
 class FakePicamera2:
@@ -52,19 +52,7 @@ class FakePicamera2:
         return np.full((h * 3 // 2, w), 90, np.uint8)  # YUV420: Y plane first
 
     def capture_request(self):
-        cam = self
-
-        class Request:  # picamera2's CompletedRequest: both streams of one capture
-            def make_array(self, stream):
-                return cam.capture_array(stream)
-
-            def get_metadata(self):
-                return {}
-
-            def release(self):
-                pass
-
-        return Request()
+        return ArrayRequest(self)
 
     def stop(self):
         self.calls.append(("stop",))
@@ -75,11 +63,7 @@ class FakePicamera2:
 
 @pytest.fixture
 def fake_picamera2(monkeypatch):
-    module = types.ModuleType("fake_picamera2")
-    module.Picamera2 = FakePicamera2
-    monkeypatch.setitem(sys.modules, "fake_picamera2", module)
-    FakePicamera2.instances.clear()
-    return module
+    return install(monkeypatch, "fake_picamera2", FakePicamera2)
 
 
 def test_picamera2_source_configures_main_and_lores_streams(fake_picamera2):

@@ -4,7 +4,6 @@ picamera2, and the live camera source picking the locked controls up."""
 
 import json
 import sys
-import types
 
 import cv2
 import numpy as np
@@ -17,6 +16,8 @@ from zatre_vision.calibrate.lens import LensError, calibrate_lens, lens_for_size
 from zatre_vision.calibrate.target import TargetSpec, render_target
 from zatre_vision.camera.synthetic import SyntheticSource
 from zatre_vision.vision.calibration import Calibration
+
+from ..fake_picamera2 import ArrayRequest, install
 
 
 @pytest.fixture(scope="module")
@@ -151,19 +152,7 @@ class MeteredCamera:
         return np.full((h * 3 // 2, w) if stream == "lores" else (h, w, 3), 90, np.uint8)
 
     def capture_request(self):
-        cam = self
-
-        class Request:  # picamera2's CompletedRequest: both streams of one capture
-            def make_array(self, stream):
-                return cam.capture_array(stream)
-
-            def get_metadata(self):
-                return {}
-
-            def release(self):
-                pass
-
-        return Request()
+        return ArrayRequest(self)
 
     def stop(self):
         pass
@@ -174,11 +163,7 @@ class MeteredCamera:
 
 @pytest.fixture
 def fake_picamera2(monkeypatch):
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = MeteredCamera
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    MeteredCamera.instances.clear()
-    return module
+    return install(monkeypatch, "picamera2", MeteredCamera)
 
 
 def test_exposure_lock_waits_for_auto_exposure_to_settle(fake_picamera2):
