@@ -152,7 +152,8 @@ def score(game: str, indent: int | None) -> None:
 
     A record with "variant": "cards" is a card game (positions "x,y", cards 0 to 6).
     """
-    from .rules.record import RecordError, score_record
+    from .rules.record import RecordError
+    from .variants import score_record
 
     data = read_json_file(game)
     try:

@@ -257,7 +257,8 @@ def run_cases(work: Path, n_images: int, n_records: int, seed: int = 45) -> dict
     from ..camera.folder import FolderSource
     from ..cli import read_json_file
     from ..errors import InputError
-    from ..rules.record import RecordError, score_record
+    from ..rules.record import RecordError
+    from ..variants import score_record
     from ..vision.cli import load_image
 
     signal.signal(signal.SIGALRM, _alarm)
