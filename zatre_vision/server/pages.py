@@ -8,9 +8,10 @@ import json
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
+from ..cards import blueprint as cards
 from ..rules.board import LIGHT, NAMES, START, row_col
 from ..rules.record import RecordError
-from . import cards, forms
+from . import forms
 from .api import PER_PAGE, page_arg
 from .records import (
     export_csv,
@@ -84,7 +85,7 @@ def sheet():
 def setup():
     c = ctx()
     source = c.camera.source if c.camera else c.config.camera.source
-    from .admin import running_match
+    from .actions import running_match
 
     return render_template("setup.html", page="setup", state=c.table.state(),
                            camera_source=source, players=c.store.players(),
