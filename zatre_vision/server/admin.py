@@ -27,6 +27,7 @@ from .. import server as _server
 from ..match import MatchError
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms
+from .i18n import localize
 from .once import once, run_once
 from .records import pairing_key, round_robin
 from .security import PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
@@ -40,6 +41,7 @@ def ctx():
 
 def done(message: str, target: str | None = None, **extra):
     g.write_message = message  # what a repeat of this write is told (once)
+    message = localize(message)  # in the request's language (i18n)
     if _server.wants_json():
         return jsonify({"ok": True, "message": message, **extra,
                         "state": ctx().table.state()})
@@ -82,7 +84,7 @@ def login():
 def login_again(message: str, code: int, wait_s: float):
     """Back to the sign-in form, with what went wrong and how long to wait."""
     resp = make_response(render_template(
-        "login.html", page="login", error=message, wait_s=math.ceil(wait_s),
+        "login.html", page="login", error=localize(message), wait_s=math.ceil(wait_s),
         next=forms.local_path(request.form.get("next"))), code)
     if wait_s > 0:
         resp.headers["Retry-After"] = str(math.ceil(wait_s))
