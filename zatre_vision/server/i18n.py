@@ -104,7 +104,7 @@ def localize(message: str, lang: str | None = None) -> str:
     if len(parts) > 1:
         done = [_localize_one(p, lang) for p in parts]
         if any(d is not None for d in done):
-            return "; ".join(d if d is not None else p for d, p in zip(done, parts))
+            return "; ".join(d if d is not None else p for d, p in zip(done, parts, strict=True))
     return message
 
 
@@ -118,9 +118,13 @@ def _localize_one(message: str, lang: str) -> str | None:
         m = pattern.match(message)
         if m:
             # a filled-in part may be a message itself ("Turn flagged: {reasons}")
-            values = {k: localize(v, lang) for k, v in zip(names, m.groups())}
-            return re.sub(r"\{(\w+)\}", lambda x: values.get(x.group(1), x.group(0)), translated)
+            values = {k: localize(v, lang) for k, v in zip(names, m.groups(), strict=True)}
+            return _fill(translated, values)
     return None
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    return re.sub(r"\{(\w+)\}", lambda x: values.get(x.group(1), x.group(0)), text)
 
 
 __all__ = ["COOKIE", "LANGUAGES", "current_language", "gettext", "init_app", "localize",
