@@ -229,7 +229,7 @@ def test_turn_entry_on_a_phone(server, browser):
     for y in (0, 400, 10000):
         page.evaluate(f"window.scrollTo(0, {y})")
         bar = page.locator("#commit-turn").bounding_box()
-        assert 0 <= bar["y"] and bar["y"] + bar["height"] <= 667, y
+        assert bar["y"] >= 0 and bar["y"] + bar["height"] <= 667, y
     shot = os.environ.get("ZATRE_SCREENSHOT_DIR")
     if shot:
         page.evaluate("window.scrollTo(0, 0)")
