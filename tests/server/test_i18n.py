@@ -123,3 +123,26 @@ def test_every_template_is_in_the_catalogue():
     with open(TRANSLATIONS / "de" / "LC_MESSAGES" / "messages.po", "rb") as f:
         po = {m.id for m in read_po(f) if m.string}
     assert set(TEMPLATES) <= po
+
+
+def test_the_card_game_and_the_analysis_pages_are_german(operator):
+    de = {**DE, "X-CSRF-Token": "test-token"}
+    r = operator.post("/setup", json={"game": "cards", "players": ["Ann", "Ben"],
+                                      "starter": "Ann", "camera": "none"}, headers=de)
+    assert r.get_json()["message"] == "Kartenspiel 1 gestartet: Ann legt die ersten zwei Karten."
+    page = operator.get("/", headers=DE).get_data(as_text=True)
+    assert "Karten legen" in page and "Karten in dieser Runde gelegt" in page
+    assert "Null-Regel: an" in operator.get("/sheet", headers=DE).get_data(as_text=True)
+    r = operator.post("/cards/turn", json={"placed": {"0,0": 6, "5,5": 6}}, headers=de)
+    assert r.get_json()["message"] == \
+        "Zug beanstandet: 5,5 berührt die andere Karte des ersten Zuges nicht"
+    operator.post("/setup", json={"players": ["Ann", "Ben"], "starter": "Ann",
+                                  "camera": "none", "replace": "on"}, headers=de)
+    page = operator.get("/matches/2/analysis", headers=DE).get_data(as_text=True)
+    assert "Auswertung der Partie 2" in page
+    assert "Die Auswertung entsteht, sobald die Partie beendet ist." in page
+
+
+def test_the_coach_line_is_german():
+    assert localize("Ben: best was I7=2 G8=4 for 10 (you scored 6)", "de") == \
+        "Ben: am besten war I7=2 G8=4 für 10 (gewertet: 6)"

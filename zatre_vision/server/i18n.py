@@ -54,7 +54,7 @@ def init_app(app: Flask) -> Babel:
     @app.context_processor
     def _language():
         lang = current_language()
-        return {"lang": lang, "languages": LANGUAGES,
+        return {"lang": lang, "languages": LANGUAGES, "localize": localize,
                 "page_words": lambda: page_words(lang)}
 
     return babel
