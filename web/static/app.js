@@ -289,6 +289,12 @@
     live.className = "pill " + (on ? "pill-live" : "pill-off");
   }
 
+  // how a match is entered, and the camera sources, in the page's language
+  function sourceWord(source) {
+    const words = { manual: _("manual"), camera: _("camera"), demo: _("demo"), none: _("none") };
+    return words[source] || source;
+  }
+
   function describeTurn(t) {
     if (!t) return _("No turn yet.");
     const pts = t.points || {};
@@ -347,7 +353,7 @@
       const set = (id, text) => { const n = document.getElementById(id); if (n) n.textContent = text; };
       set("who-short", state.turn ? _("{player} to play · turn {n}", { player: state.turn, n: state.turn_number }) : "");
       set("turn-number", state.match_id ? _("Turn {n}", { n: state.turn_number }) : "");
-      set("match-label", state.match_id ? _("Match {id}", { id: state.match_id }) + (state.source ? " · " + state.source : "") : "");
+      set("match-label", state.match_id ? _("Match {id}", { id: state.match_id }) + (state.source ? " · " + sourceWord(state.source) : "") : "");
       set("last-turn", describeTurn(state.last_turn));
       set("bag", String(state.bag));
       const cam = state.camera || {};
@@ -358,7 +364,7 @@
         camEl.textContent = _(cam.state || "off");
         camEl.className = "stat-value camera cam-" + (cam.state || "off");
       }
-      set("camera-message", _("camera: {source}", { source: cam.source || _("none") }) + (cam.message ? " · " + localize(cam.message) : ""));
+      set("camera-message", _("camera: {source}", { source: sourceWord(cam.source || "none") }) + (cam.message ? " · " + localize(cam.message) : ""));
       const hc = $("#hints-card"), pn = $("#profi-note");
       if (hc && pn) { pn.hidden = !state.profi; hc.querySelector(".switch").hidden = !!state.profi; }
       const pt = $("#profi-toggle");
