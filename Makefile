@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-pi lint bench clean
+.PHONY: demo test test-pi lint bench clean translations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,19 @@ $(PI_VENV)/.installed-test: pyproject.toml $(PI_CONSTRAINTS)
 test-pi: $(PI_VENV)/.installed-test
 	$(PI_VENV)/bin/python -m zatre_vision.import_check numpy cv2 onnxruntime
 	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+# The dashboard's catalogues (zatre_vision/server/translations): the words of the
+# templates and the server (messages) and of the page scripts (js) extracted anew,
+# merged into each language's .po (translate the new entries there), then compiled to
+# the .mo files the server reads, which are committed (tests/server/test_i18n.py).
+I18N := zatre_vision/server/translations
+translations: $(VENV)/.installed
+	$(BIN)/pybabel extract -F $(I18N)/babel-messages.cfg -k _ -k N_ --no-location --sort-output -o $(I18N)/messages.pot .
+	$(BIN)/pybabel extract -F $(I18N)/babel-js.cfg -k _ --no-location --sort-output -o $(I18N)/js.pot .
+	$(BIN)/pybabel update -i $(I18N)/messages.pot -d $(I18N) -D messages --no-fuzzy-matching
+	$(BIN)/pybabel update -i $(I18N)/js.pot -d $(I18N) -D js --no-fuzzy-matching
+	$(BIN)/pybabel compile -d $(I18N) -D messages
+	$(BIN)/pybabel compile -d $(I18N) -D js
 
 # Regenerates every result file under benchmarks/results/ from a fresh clone, each with
 # the commit, date, machine and command that made it (hours on a shared 2-core machine;

@@ -13,7 +13,7 @@ import contextvars
 import ipaddress
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -76,6 +76,9 @@ class ServerSettings(_Section):
     table: str = Field("table-1", min_length=1, max_length=40)
     season: str | None = Field(None, max_length=40)
     keepalive_s: float = Field(15.0, gt=0, le=300)
+    #: the dashboard's language: "auto" follows each browser's Accept-Language; a
+    #: browser's own choice (the EN/DE switch in the top bar) comes first either way.
+    language: Literal["auto", "en", "de"] = "auto"
 
     @field_validator("host")
     @classmethod

@@ -185,6 +185,6 @@ def test_the_page_offers_no_accept_anyway_for_taken_cells():
 
     for script in ("app.js", "cards.js"):
         text = (web_dir() / "static" / script).read_text()
-        accept = text.index('text: "Accept anyway"')
+        accept = text.index('text: _("Accept anyway")')
         guard = text.rindex('"cell-occupied"', 0, accept)
         assert accept - guard < 300, script   # the button is made only behind that test

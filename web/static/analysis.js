@@ -19,7 +19,9 @@
   const readJSON = (id) => { const n = document.getElementById(id); return n ? JSON.parse(n.textContent) : null; };
   const cells = {};
   (readJSON("cells-data") || []).forEach((c) => { cells[c.name] = c; });
-  const moveText = (placed) => Object.entries(placed || {}).map(([c, v]) => `${c}=${v}`).join(" ") || "nothing (a pass)";
+  const _ = (window.Zatre && window.Zatre._) || ((t, a) => (a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t));
+  const localize = (window.Zatre && window.Zatre.localize) || ((t) => t);
+  const moveText = (placed) => Object.entries(placed || {}).map(([c, v]) => `${c}=${v}`).join(" ") || _("nothing (a pass)");
 
   // an analysis not made yet: show its progress, reload once it is stored
   const status = main.dataset.status;
@@ -32,7 +34,7 @@
       } catch (e) { setTimeout(poll, 2000); return; }
       const bar = $("#analysis-bar"), count = $("#analysis-count");
       if (bar) { bar.max = data.total || 1; bar.value = data.done; }
-      if (count) count.textContent = `${data.done} of ${data.total} turns`;
+      if (count) count.textContent = _("{done} of {total} turns", data);
       if ((data.status === "done" && !data.stale) || data.status === "failed") window.location.reload();
       else setTimeout(poll, 1000);
     };
@@ -69,29 +71,29 @@
     window.Zatre.renderBoard(svg, board, { lastPlaced: Object.keys(played) });
     const best = t.best_by_value;
     ghosts(best ? best.placed : {}, played);
-    $("#step-label").textContent = `turn ${t.number} of ${turns.length}`;
+    $("#step-label").textContent = _("turn {k} of {n}", { k: t.number, n: turns.length });
     box.textContent = "";
     box.id = "analysis-turn";
-    const head = el("h3", { text: `Turn ${t.number} · ${t.player}` }, box);
+    const head = el("h3", { text: _("Turn {n}", { n: t.number }) + " · " + t.player }, box);
     head.dataset.turn = t.number;
-    const hand = t.hand_known ? `hand ${t.hand.join(" ")} (${t.hand_source === "declared" ? "declared" : "by the rules"})`
-      : `hand not fully known: the tiles placed, ${t.tiles_analysed.join(" ") || "none"}, are analysed`;
+    const hand = t.hand_known ? _("hand {tiles} ({source})", { tiles: t.hand.join(" "), source: t.hand_source === "declared" ? _("declared") : _("by the rules") })
+      : _("hand not fully known: the tiles placed, {tiles}, are analysed", { tiles: t.tiles_analysed.join(" ") || _("none") });
     el("div", { class: "muted", text: hand }, box);
-    if (t.played) el("div", { class: "played", text: `Played ${moveText(t.played.placed)} for ${t.played.points} (value ${t.played.value})` }, box);
-    if (t.best_by_points) el("div", { text: `Best by points: ${moveText(t.best_by_points.placed)} for ${t.best_by_points.points}` }, box);
-    if (t.best_by_value) el("div", { class: "best", text: `Best by value: ${moveText(t.best_by_value.placed)} (value ${t.best_by_value.value}, ${t.best_by_value.points} points)` }, box);
+    if (t.played) el("div", { class: "played", text: _("Played {move} for {points} (value {value})", { move: moveText(t.played.placed), points: t.played.points, value: t.played.value }) }, box);
+    if (t.best_by_points) el("div", { text: _("Best by points: {move} for {points}", { move: moveText(t.best_by_points.placed), points: t.best_by_points.points }) }, box);
+    if (t.best_by_value) el("div", { class: "best", text: _("Best by value: {move} (value {value}, {points} points)", { move: moveText(t.best_by_value.placed), value: t.best_by_value.value, points: t.best_by_value.points }) }, box);
     if (t.missed_points !== null) {
-      const floor = t.lower_bound ? "at least " : "";
+      const floor = t.lower_bound ? _("at least") + " " : "";
       el("div", { class: t.missed_points ? "bad missed" : "good missed",
-        text: t.missed_points || t.missed_value ? `Missed ${floor}${t.missed_points} points (${floor}${t.missed_value} in value)` : "The best move by both measures." }, box);
+        text: t.missed_points || t.missed_value ? _("Missed {points} points ({value} in value)", { points: floor + t.missed_points, value: floor + t.missed_value }) : _("The best move by both measures.") }, box);
     }
     if (t.alternatives.length) {
       const ol = el("ol", { class: "alternatives" }, box);
-      t.alternatives.forEach((a) => el("li", { text: `${moveText(a.placed)}: ${a.points} points, value ${a.value}` }, ol));
+      t.alternatives.forEach((a) => el("li", { text: _("{move}: {points} points, value {value}", { move: moveText(a.placed), points: a.points, value: a.value }) }, ol));
     }
     if (t.notes.length) {
       const ul = el("ul", { class: "notes" }, box);
-      t.notes.forEach((n) => el("li", { text: n }, ul));
+      t.notes.forEach((n) => el("li", { text: localize(n) }, ul));
     }
   }
   range.addEventListener("input", () => show(Number(range.value)));
@@ -118,7 +120,7 @@
     const row = el("div", { class: "chart-row", "data-player": p }, chart);
     el("div", { class: "chart-name", text: p }, row);
     const g = el("svg", { class: "chart", viewBox: `0 0 ${W} ${H + 12}`, preserveAspectRatio: "none", role: "img",
-      "aria-label": `points and points missed per turn, ${p}` }, row, true);
+      "aria-label": _("points and points missed per turn, {player}", { player: p }) }, row, true);
     el("line", { x1: 0, y1: H, x2: W, y2: H, class: "axis" }, g, true);
     turns.forEach((t, i) => {
       if (t.player !== p) return;
@@ -126,12 +128,15 @@
       const x = i * step + step * 0.1, w = Math.max(1, step * 0.8);
       const hGot = (got / top) * H, hMissed = (missed / top) * H;
       const bar = el("g", { class: "chart-turn", "data-turn": t.number }, g, true);
-      el("title", { text: `turn ${t.number}: ${got} points, missed ${t.lower_bound ? "at least " : ""}${missed}` }, bar, true);
+      el("title", { text: _("turn {n}: {got} points, missed {missed}", { n: t.number, got, missed: (t.lower_bound ? _("at least") + " " : "") + missed }) }, bar, true);
       el("rect", { class: "bar-points", x, y: H - hGot, width: w, height: hGot }, bar, true);
       el("rect", { class: "bar-missed", x, y: H - hGot - hMissed, width: w, height: hMissed }, bar, true);
       bar.addEventListener("click", () => show(t.number));
     });
   });
-  el("p", { class: "muted legend", text: "" }, chart).innerHTML =
-    '<span class="key key-points"></span> points scored <span class="key key-missed"></span> points missed (turns left to right; click a bar to see the turn)';
+  const legend = el("p", { class: "muted legend" }, chart);
+  el("span", { class: "key key-points" }, legend);
+  legend.append(" " + _("points scored") + " ");
+  el("span", { class: "key key-missed" }, legend);
+  legend.append(" " + _("points missed (turns left to right; click a bar to see the turn)"));
 })();

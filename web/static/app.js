@@ -21,6 +21,28 @@
   };
   const s = (tag, attrs, parent) => el(tag, attrs, parent, true);
   const readJSON = (id) => { const n = document.getElementById(id); return n ? JSON.parse(n.textContent) : null; };
+  // The page's language (server/i18n.py): the words of this script come translated in
+  // #i18n-data; {name} fills a placeholder. Messages the rules engine makes (the same
+  // for every screen) are translated by their templates, see localize().
+  const I18N = readJSON("i18n-data") || { messages: {}, templates: [] };
+  const _ = (text, args) => {
+    let t = I18N.messages[text] || text;
+    if (args) t = t.replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
+    return t;
+  };
+  const TEMPLATES = (I18N.templates || []).map(([en, tr]) => {
+    const names = [];
+    const src = en.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, (m, k) => { names.push(k); return "(.+?)"; });
+    return { re: new RegExp("^" + src + "$"), names, tr };
+  });
+  function localize(text) {
+    if (!text || !TEMPLATES.length) return text;
+    for (const t of TEMPLATES) {
+      const m = t.re.exec(text);
+      if (m) return t.tr.replace(/\{(\w+)\}/g, (x, k) => { const i = t.names.indexOf(k); return i < 0 ? x : m[i + 1]; });
+    }
+    return text;
+  }
   const CELLS = readJSON("cells-data") || [];
   const cellPos = {};
   CELLS.forEach((c) => { cellPos[c.name] = c; });
@@ -33,22 +55,84 @@
     s("feGaussianBlur", { stdDeviation: "1.1", result: "b" }, glow);
     const m = s("feMerge", {}, glow);
     s("feMergeNode", { in: "b" }, m); s("feMergeNode", { in: "SourceGraphic" }, m);
-    const labels = s("g", { class: "labels" }, svg);
+    const labels = s("g", { class: "labels", "aria-hidden": "true" }, svg);
     for (let i = 0; i < 15; i++) {
       s("text", { x: i * 10 + 5, y: -2.2, text: COLS[i] }, labels);
       s("text", { x: -3.6, y: i * 10 + 6.2, text: String(i + 1) }, labels);
     }
-    const cells = s("g", { class: "cells" }, svg);
+    // an ARIA grid: a row of gridcells for each board row, one cell in the tab order
+    // (roving tabindex), each named by its cell, kind and value (see labelCells)
+    svg.setAttribute("role", "grid");
+    if (!svg.getAttribute("aria-label")) svg.setAttribute("aria-label", _("Zatre board"));
+    const cells = s("g", { class: "cells", role: "rowgroup" }, svg);
     const byName = {};
+    const rows = {};
     CELLS.forEach((c) => {
-      const g = s("g", { class: "cell cell-" + c.kind, "data-cell": c.name,
-        transform: `translate(${c.col * 10},${c.row * 10})` }, cells);
+      const row = rows[c.row] || (rows[c.row] = s("g", { role: "row", "aria-rowindex": c.row + 1 }, cells));
+      const g = s("g", { class: "cell cell-" + c.kind, "data-cell": c.name, role: "gridcell",
+        tabindex: "-1", "aria-colindex": c.col + 1,
+        transform: `translate(${c.col * 10},${c.row * 10})` }, row);
       s("rect", { class: "cell-bg", width: 10, height: 10 }, g);
       byName[c.name] = g;
     });
-    s("g", { class: "layer-tiles" }, svg);
+    s("g", { class: "layer-tiles", "aria-hidden": "true" }, svg);
     svg._cells = byName;
     svg._ready = true;
+    const start = byName.H8 || Object.values(byName)[0];
+    if (start) start.setAttribute("tabindex", "0");
+    svg.addEventListener("keydown", (ev) => {
+      const g = ev.target.closest && ev.target.closest("[data-cell]");
+      if (!g) return;
+      const step = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
+      if (step) {
+        ev.preventDefault();
+        const next = neighbourCell(g.dataset.cell, step);
+        if (next) focusCell(svg, next);
+        return;
+      }
+      if (svg._onKey) svg._onKey(ev, g.dataset.cell);
+    });
+    svg.addEventListener("focusin", (ev) => {
+      const g = ev.target.closest && ev.target.closest("[data-cell]");
+      if (g) moveTabStop(svg, g.dataset.cell);
+    });
+  }
+
+  // the next cell of the board from `name` in direction [dr, dc], over the cut corners
+  function neighbourCell(name, [dr, dc]) {
+    const c = cellPos[name];
+    for (let r = c.row + dr, k = c.col + dc; r >= 0 && r < 15 && k >= 0 && k < 15; r += dr, k += dc) {
+      const n = COLS[k] + (r + 1);
+      if (cellPos[n]) return n;
+    }
+    return null;
+  }
+  function moveTabStop(svg, name) {
+    Object.values(svg._cells).forEach((g) => g.setAttribute("tabindex", g.dataset.cell === name ? "0" : "-1"));
+    svg._focused = name;
+  }
+  function focusCell(svg, name) {
+    moveTabStop(svg, name);
+    svg._cells[name].focus();
+    if (svg._onFocus) svg._onFocus(name);
+  }
+
+  const KIND_WORDS = () => ({ start: _("start cell, x2 cell"), light: _("x2 cell"), plain: "" });
+  // each cell's accessible name: "H8, start cell, x2 cell: 6", "G8: empty", "G9: 4, not scored yet"
+  function labelCells(svg, board, opts) {
+    const kinds = KIND_WORDS();
+    CELLS.forEach((c) => {
+      const g = svg._cells[c.name];
+      let value;
+      if (opts.draft && opts.draft[c.name]) value = _("{value}, not scored yet", { value: opts.draft[c.name] });
+      else if (opts.pending && opts.pending[c.name]) value = _("{value}, waiting for a decision", { value: opts.pending[c.name] });
+      else if (board[c.name]) value = String(board[c.name]);
+      else if (opts.hints && opts.hints[c.name] !== undefined) value = _("empty, takes up to {max}", { max: opts.hints[c.name] });
+      else value = _("empty");
+      const label = (kinds[c.kind] ? `${c.name}, ${kinds[c.kind]}` : c.name) + ": " + value;
+      if (g.getAttribute("aria-label") !== label) g.setAttribute("aria-label", label);
+      g.setAttribute("aria-selected", opts.selected === c.name ? "true" : "false");
+    });
   }
 
   function drawTile(layer, name, value, cls) {
@@ -81,6 +165,7 @@
       const c = cellPos[opts.selected];
       s("rect", { class: "selected", x: c.col * 10, y: c.row * 10, width: 10, height: 10 }, layer);
     }
+    labelCells(svg, board, opts);
   }
 
   // ---- score sheets --------------------------------------------------------------------------
@@ -99,11 +184,12 @@
       const head = el("div", { class: "sheet-head" }, box);
       el("span", { class: "brand-mini", text: "ZATRE" }, head);
       el("span", { class: "name", text: p }, head);
-      if (opts.turn === p) el("span", { class: "to-play-badge", text: "to play" }, head);
-      if ((opts.winners || []).includes(p)) el("span", { class: "winner-badge", text: "winner" }, head);
+      if (opts.turn === p) el("span", { class: "to-play-badge", text: _("to play") }, head);
+      if ((opts.winners || []).includes(p)) el("span", { class: "winner-badge", text: _("winner") }, head);
       const table = el("table", {}, box);
+      el("caption", { class: "sr-only", text: _("Score sheet of {player}", { player: p }) }, table);
       const hr = el("tr", {}, el("thead", {}, table));
-      ["x 2", "10 (1)", "11 (2)", "12 (4)", "Bonus", "Total"].forEach((h) => el("th", { text: h }, hr));
+      [_("x 2"), "10 (1)", "11 (2)", "12 (4)", _("Bonus"), _("Total")].forEach((h) => el("th", { scope: "col", text: h }, hr));
       const body = el("tbody", {}, table);
       const n = Math.max(opts.minRows || 16, sheet.rows.length);
       for (let k = 0; k < n; k++) {
@@ -125,10 +211,10 @@
       }
       const foot = el("tfoot", {}, table);
       const m = el("tr", {}, foot);
-      el("td", { colspan: 5, text: "Minus" }, m);
+      el("td", { colspan: 5, text: _("Minus") }, m);
       el("td", { class: "total minus", "data-player": p, text: sheet.minus ? "-" + sheet.minus : "" }, m);
       const g = el("tr", { class: "grand" }, foot);
-      el("td", { colspan: 5, text: "Grand Total" }, g);
+      el("td", { colspan: 5, text: _("Grand Total") }, g);
       const key = `${p}|grand`;
       values[key] = String(sheet.total);
       el("td", { class: "total grand-total" + (container._values && previous[key] !== values[key] ? " changed" : ""),
@@ -141,7 +227,7 @@
   function toast(message, bad) {
     const t = $("#toast");
     if (!t) return;
-    t.textContent = message;
+    t.textContent = localize(message);
     t.className = "toast" + (bad ? " bad" : "");
     t.hidden = false;
     clearTimeout(t._timer);
@@ -179,13 +265,13 @@
         body: JSON.stringify({ ...(body || {}), revision: shown.revision, boot: shown.boot }) });
       data = await resp.json().catch(() => ({}));
     } catch (e) {
-      toast("The table server cannot be reached.", true);
+      toast(_("The table server cannot be reached."), true);
       return null;
     } finally {
       inFlight = false;
       busy(false);
     }
-    if (!resp.ok) { toast(data.error || `Error ${resp.status}`, true); return null; }
+    if (!resp.ok) { toast(data.error || _("Error {code}", { code: resp.status }), true); return null; }
     if (data.message) toast(data.message, data.turn && !data.turn.legal);
     if (data.state) noteState(data.state);
     if (data.state && window.ZatreLive) window.ZatreLive.apply(data.state);
@@ -199,22 +285,30 @@
   function setLive(on) {
     const live = $("#live");
     if (!live) return;
-    live.textContent = on ? "live" : "reconnecting…";
+    live.textContent = on ? _("live") : _("reconnecting…");
     live.className = "pill " + (on ? "pill-live" : "pill-off");
   }
 
+  // how a match is entered, and the camera sources, in the page's language
+  function sourceWord(source) {
+    const words = { manual: _("manual"), camera: _("camera"), demo: _("demo"), none: _("none") };
+    return words[source] || source;
+  }
+
   function describeTurn(t) {
-    if (!t) return "No turn yet.";
+    if (!t) return _("No turn yet.");
     const pts = t.points || {};
     const total = 1 * (pts["10"] || 0) + 1 * (pts["11"] || 0) + 1 * (pts["12"] || 0);
     const cells = Object.keys(t.placed || {});
-    if (!cells.length) return `${t.player} passed.`;
+    if (!cells.length) return _("{player} passed.", { player: t.player });
     const parts = [];
     ["10", "11", "12"].forEach((k) => { if (pts[k]) parts.push(`${k}: ${pts[k]}`); });
     if (t.crosses) parts.push(`x2 ✕${t.crosses}`);
-    return `${t.player} placed ${cells.length} tile${cells.length > 1 ? "s" : ""} and scored ` +
-      `${total} point${total === 1 ? "" : "s"}` + (parts.length ? ` (${parts.join(" · ")})` : "") +
-      (t.override ? " · accepted by the operator" : "");
+    const args = { player: t.player, n: cells.length, points: total };
+    return (cells.length === 1 ? _("{player} placed 1 tile", args) : _("{player} placed {n} tiles", args)) + " " +
+      (total === 1 ? _("and scored 1 point", args) : _("and scored {points} points", args)) +
+      (parts.length ? ` (${parts.join(" · ")})` : "") +
+      (t.override ? " · " + _("accepted by the operator") : "");
   }
 
   // ---- live table view ------------------------------------------------------------------------------
@@ -246,19 +340,20 @@
         });
         svg.classList.toggle("mode-enter", mode === "enter");
         svg.classList.toggle("mode-correct", mode === "correct");
+        zoomToPlay();
       }
       if (sheetsBox) renderSheets(sheetsBox, state.sheets || {}, { players: state.players, turn: state.turn, winners: state.winners });
       const who = $("#who");
       if (who) {
-        if (!state.match_id) who.textContent = "No match";
-        else if (state.finished) who.textContent = state.winners.length ? `${state.winners.join(" & ")} won` : "Finished";
-        else who.textContent = state.turn ? `${state.turn} to play` : "—";
+        if (!state.match_id) who.textContent = _("No match");
+        else if (state.finished) who.textContent = state.winners.length ? _("{names} won", { names: state.winners.join(" & ") }) : _("Finished");
+        else who.textContent = state.turn ? _("{player} to play", { player: state.turn }) : "—";
         who.classList.toggle("finished", !!state.finished);
       }
       const set = (id, text) => { const n = document.getElementById(id); if (n) n.textContent = text; };
-      set("who-short", state.turn ? `${state.turn} to play · turn ${state.turn_number}` : "");
-      set("turn-number", state.match_id ? `Turn ${state.turn_number}` : "");
-      set("match-label", state.match_id ? `Match ${state.match_id}${state.source ? " · " + state.source : ""}` : "");
+      set("who-short", state.turn ? _("{player} to play · turn {n}", { player: state.turn, n: state.turn_number }) : "");
+      set("turn-number", state.match_id ? _("Turn {n}", { n: state.turn_number }) : "");
+      set("match-label", state.match_id ? _("Match {id}", { id: state.match_id }) + (state.source ? " · " + sourceWord(state.source) : "") : "");
       set("last-turn", describeTurn(state.last_turn));
       set("bag", String(state.bag));
       const cam = state.camera || {};
@@ -266,10 +361,10 @@
       if (endTurn) endTurn.hidden = !cam.source || cam.source === "none";
       const camEl = $("#camera-state");
       if (camEl) {
-        camEl.textContent = cam.state || "off";
+        camEl.textContent = _(cam.state || "off");
         camEl.className = "stat-value camera cam-" + (cam.state || "off");
       }
-      set("camera-message", `camera: ${cam.source || "none"}${cam.message ? " · " + cam.message : ""}`);
+      set("camera-message", _("camera: {source}", { source: sourceWord(cam.source || "none") }) + (cam.message ? " · " + localize(cam.message) : ""));
       const hc = $("#hints-card"), pn = $("#profi-note");
       if (hc && pn) { pn.hidden = !state.profi; hc.querySelector(".switch").hidden = !!state.profi; }
       const pt = $("#profi-toggle");
@@ -284,36 +379,36 @@
       box.textContent = "";
       (state.alerts || []).forEach((a) => {
         const card = el("div", { class: "alert alert-" + a.kind }, box);
-        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}`
-          : a.kind === "broken-turn" ? `Turn ${a.turn} by ${a.player} breaks a rule since a correction`
-          : a.kind === "as-recorded" ? "Stored by an earlier version: shown as recorded"
-          : "Camera";
+        const title = a.kind === "illegal-turn" ? _("Illegal placement by {player}", a)
+          : a.kind === "broken-turn" ? _("Turn {turn} by {player} breaks a rule since a correction", a)
+          : a.kind === "as-recorded" ? _("Stored by an earlier version: shown as recorded")
+          : _("Camera");
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells ? ` (${a.cells.join(", ")})` : "") }, card);
         const ul = el("ul", {}, card);
-        (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
+        (a.reasons || []).forEach((r) => el("li", { text: localize(r) }, ul));
         // tiles on cells that already hold one: nothing to accept, only to take back
         const onTaken = (a.violations || []).some((v) => v.code === "cell-occupied");
         if (a.kind === "illegal-turn" && auth) {
           const row = el("div", { class: "row" }, card);
           if (!onTaken) {
-            const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+            const acc = el("button", { class: "btn btn-small", id: "accept", text: _("Accept anyway") }, row);
             acc.addEventListener("click", () => post("/table/accept"));
           }
-          const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: "Reject: tiles taken back" }, row);
+          const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: _("Reject: tiles taken back") }, row);
           rej.addEventListener("click", () => post("/table/reject"));
         } else if (a.kind === "illegal-turn") {
-          el("div", { class: "muted", text: "Take the tiles back, or an operator can accept the turn." }, card);
+          el("div", { class: "muted", text: _("Take the tiles back, or an operator can accept the turn.") }, card);
         } else if (a.kind === "broken-turn") {
-          el("div", { class: "muted", text: "It stays scored as placed: check the corrected cells on the board." }, card);
+          el("div", { class: "muted", text: _("It stays scored as placed: check the corrected cells on the board.") }, card);
         }
       });
       renderWaiting(box);
       const hint = (state.camera || {}).hint;
       if (hint) {
         const card = el("div", { class: "alert alert-camera-hint" }, box);
-        el("div", { class: "alert-title", text: "Camera: many cells unreadable" }, card);
-        el("div", { text: hint }, card);
-        el("a", { href: "/calibration", text: "Open the Calibration page" }, card);
+        el("div", { class: "alert-title", text: _("Camera: many cells unreadable") }, card);
+        el("div", { text: localize(hint) }, card);
+        el("a", { href: "/calibration", text: _("Open the Calibration page") }, card);
       }
     }
 
@@ -323,8 +418,8 @@
       const w = state.waiting_turn;
       if (!w) return;
       const card = el("div", { class: "alert alert-waiting-cell", id: "waiting-turn" }, box);
-      el("div", { class: "alert-title", text: `⏳ Turn ${w.turn} by ${w.player} waits` }, card);
-      el("div", { text: w.message }, card);
+      el("div", { class: "alert-title", text: "⏳ " + _("Turn {turn} by {player} waits", w) }, card);
+      el("div", { text: localize(w.message) }, card);
       if (!auth) return;
       (w.cells || []).forEach((cell) => {
         const row = el("div", { class: "row waiting-cell" }, card);
@@ -333,7 +428,7 @@
           const b = el("button", { class: "tile-btn", "data-cell": cell, "data-value": String(v), text: String(v) }, row);
           b.addEventListener("click", () => post("/table/waiting-cell", { cell, value: v }));
         }
-        const none = el("button", { class: "btn btn-small btn-ghost", "data-cell": cell, "data-value": "", text: "No tile of this turn" }, row);
+        const none = el("button", { class: "btn btn-small btn-ghost", "data-cell": cell, "data-value": "", text: _("No tile of this turn") }, row);
         none.addEventListener("click", () => post("/table/waiting-cell", { cell, value: "" }));
       });
     }
@@ -345,10 +440,10 @@
       form._match = key;  // a new match (same players or not) starts with an empty form
       form.textContent = "";
       (state.players || []).forEach((p, i) => {
-        const l = el("label", { text: p + ": tiles left " }, form);
-        el("input", { name: `minus_${i}`, "data-player": p, placeholder: "e.g. 3 5", autocomplete: "off" }, l);
+        const l = el("label", { text: _("{player}: tiles left", { player: p }) + " " }, form);
+        el("input", { name: `minus_${i}`, "data-player": p, placeholder: _("e.g. 3 5"), autocomplete: "off" }, l);
       });
-      el("button", { class: "btn", id: "finish", text: "Finish the game" }, form);
+      el("button", { class: "btn", id: "finish", text: _("Finish the game") }, form);
     }
 
     function apply(next) {
@@ -363,50 +458,123 @@
 
     // operator interaction
     const picker = $("#picker");
-    function openPicker(name) {
+    const announce = (text) => { const n = $("#board-status"); if (n) n.textContent = text; };
+    function openPicker(name, fromKeyboard) {
       pickCell = name;
-      $("#picker-title").textContent = mode === "correct" ? `Correct ${name}` : `Tile on ${name}`;
+      $("#picker-title").textContent = mode === "correct" ? _("Correct {cell}", { cell: name }) : _("Tile on {cell}", { cell: name });
       const clear = picker.querySelector('[data-value="clear"]');
       clear.hidden = mode === "enter" && !(name in draft);
       picker.hidden = false;
       render();
+      placePicker(name);
+      if (fromKeyboard) picker.querySelector(".tile-btn").focus();
     }
-    function closePicker() { pickCell = null; if (picker) picker.hidden = true; render(); }
+    // the picker beside its cell, on the side with room, never over it
+    function placePicker(name) {
+      const g = svg._cells[name];
+      const wrap = picker.offsetParent || picker.parentElement;
+      if (!g || !wrap) return;
+      const cell = g.getBoundingClientRect(), box = wrap.getBoundingClientRect();
+      const pw = picker.offsetWidth, ph = picker.offsetHeight, gap = 6;
+      const vw = document.documentElement.clientWidth;
+      const x = (left) => Math.min(Math.max(left, 4 - box.left), vw - 4 - pw - box.left);
+      const sides = [
+        { room: vw - cell.right, left: cell.right + gap - box.left, top: cell.top - box.top + cell.height / 2 - ph / 2, need: pw },
+        { room: cell.left, left: cell.left - gap - pw - box.left, top: cell.top - box.top + cell.height / 2 - ph / 2, need: pw },
+        { room: window.innerHeight - cell.bottom, left: x(cell.left + cell.width / 2 - pw / 2 - box.left), top: cell.bottom + gap - box.top, need: ph },
+        { room: cell.top, left: x(cell.left + cell.width / 2 - pw / 2 - box.left), top: cell.top - gap - ph - box.top, need: ph },
+      ];
+      const side = sides.find((o) => o.room >= o.need + gap + 4) || sides.reduce((a, b) => (b.room - b.need > a.room - a.need ? b : a));
+      picker.style.left = `${Math.round(side.left)}px`;
+      picker.style.top = `${Math.round(Math.max(side.top, -box.top + 4))}px`;
+      picker.style.right = "auto";
+    }
+    function closePicker(refocus) {
+      const was = pickCell;
+      pickCell = null;
+      if (picker) picker.hidden = true;
+      render();
+      if (refocus && was && svg) focusCell(svg, was);
+    }
+    function setMode(next) {
+      const b = document.querySelector(`#mode button[data-mode="${next}"]`);
+      if (b) b.click();
+    }
+    // a value for a cell: into the draft (Enter turn) or sent as a correction
+    async function setValue(name, value) {
+      if (mode === "enter") {
+        if (value === null) delete draft[name];
+        else if (state.board[name]) { toast(_("{cell} already has a tile: use Correct cells", { cell: name }), true); return; }
+        else draft[name] = value;
+        updateDraft();
+        announce(value === null ? _("{cell}: empty", { cell: name }) : _("{cell}: {value}, not scored yet", { cell: name, value }));
+      } else if (mode === "correct") {
+        await post("/table/cell", { cell: name, value });
+      }
+    }
+    async function commitTurn() {
+      if (!Object.keys(draft).length) { toast(_("Tap empty cells to place tiles first"), true); return; }
+      const r = await post("/table/turn", { placed: draft });
+      if (r) { draft = {}; forgetDraft(); updateDraft(); }
+    }
     if (svg && auth) {
       svg.addEventListener("click", (ev) => {
         const g = ev.target.closest("[data-cell]");
         if (!g || mode === "view") return;
         const name = g.dataset.cell;
-        if (mode === "enter" && state.board[name]) { toast(`${name} already has a tile: use Correct cells`, true); return; }
+        if (mode === "enter" && state.board[name]) { toast(_("{cell} already has a tile: use Correct cells", { cell: name }), true); return; }
         openPicker(name);
+      });
+      // the keyboard on the board (drawGrid moves the focus with the arrows): 1 to 6 set
+      // the focused cell, 0 (or Delete) clears it, Space opens the picker, Enter scores
+      // the turn; a digit in View mode starts entering a turn
+      svg._onKey = (ev, name) => {
+        if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+        if (/^[0-6]$/.test(ev.key) || ev.key === "Delete" || ev.key === "Backspace") {
+          ev.preventDefault();
+          if (state.finished || !state.match_id) return;
+          if (mode === "view") setMode("enter");
+          const v = /^[1-6]$/.test(ev.key) ? Number(ev.key) : null;
+          setValue(name, v);
+        } else if (ev.key === "Enter") {
+          ev.preventDefault();
+          if (mode === "enter") commitTurn();
+        } else if (ev.key === " ") {
+          ev.preventDefault();
+          if (mode === "view") setMode("enter");
+          if (mode === "enter" && state.board[name]) { toast(_("{cell} already has a tile: use Correct cells", { cell: name }), true); return; }
+          openPicker(name, true);
+        } else if (ev.key === "Escape" && pickCell) {
+          closePicker(true);
+        }
+      };
+      svg._onFocus = () => { if (phone.matches && mode !== "view") zoomToPlay(); };
+      picker.addEventListener("keydown", (ev) => {
+        if (ev.key === "Escape") { ev.preventDefault(); closePicker(true); }
       });
       picker.addEventListener("click", async (ev) => {
         const b = ev.target.closest("button");
         if (!b || !pickCell) return;
         const v = b.dataset.value;
         const name = pickCell;
-        if (v === "cancel") { closePicker(); return; }
-        if (mode === "enter") {
-          if (v === "clear") delete draft[name]; else draft[name] = Number(v);
-          closePicker(); updateDraft();
-        } else if (mode === "correct") {
-          closePicker();
-          await post("/table/cell", { cell: name, value: v === "clear" ? null : Number(v) });
-        }
+        const keyboard = ev.detail === 0;  // pressed with Enter or Space: the focus goes back to the cell
+        if (v === "cancel") { closePicker(keyboard); return; }
+        closePicker(keyboard);
+        await setValue(name, v === "clear" ? null : Number(v));
       });
       document.querySelectorAll("#mode button").forEach((b) => b.addEventListener("click", () => {
         mode = b.dataset.mode;
-        document.querySelectorAll("#mode button").forEach((x) => x.classList.toggle("on", x === b));
+        document.querySelectorAll("#mode button").forEach((x) => {
+          x.classList.toggle("on", x === b);
+          x.setAttribute("aria-pressed", x === b ? "true" : "false");
+        });
         $("#draft").hidden = mode !== "enter";
+        document.body.classList.toggle("entering", mode === "enter");
         closePicker();
       }));
-      $("#commit-turn").addEventListener("click", async () => {
-        if (!Object.keys(draft).length) { toast("Tap empty cells to place tiles first", true); return; }
-        const r = await post("/table/turn", { placed: draft });
-        if (r) { draft = {}; updateDraft(); }
-      });
+      $("#commit-turn").addEventListener("click", commitTurn);
       $("#pass-turn").addEventListener("click", () => post("/table/turn", { placed: {} }));
-      $("#clear-draft").addEventListener("click", () => { draft = {}; updateDraft(); });
+      $("#clear-draft").addEventListener("click", () => { draft = {}; forgetDraft(); updateDraft(); });
       $("#undo").addEventListener("click", () => post("/table/undo"));
       // End of turn for the camera: a button, or E on the keyboard (turns with held-back tiles)
       $("#end-turn").addEventListener("click", () => post("/table/end-turn"));
@@ -440,24 +608,87 @@
       const filled = Object.keys(draft).filter((n) => n in (state.board || {}));
       if (!filled.length) return;
       filled.forEach((n) => delete draft[n]);
-      toast(`${filled.join(", ")} ${filled.length > 1 ? "were" : "was"} filled meanwhile: ` +
-            "taken out of your turn", true);
-      const box = $("#draft-cells");
-      if (box) box.textContent = Object.keys(draft).map((n) => `${n}=${draft[n]}`).join("  ")
-        || "Tap empty cells to place tiles.";
+      toast((filled.length > 1 ? _("{cells} were filled meanwhile: taken out of your turn", { cells: filled.join(", ") })
+        : _("{cells} was filled meanwhile: taken out of your turn", { cells: filled[0] })), true);
+      saveDraft();
+      showDraftCells();
     }
-
-    function updateDraft() {
+    function showDraftCells() {
       const box = $("#draft-cells");
       if (box) {
         const names = Object.keys(draft);
-        box.textContent = names.length ? names.map((n) => `${n}=${draft[n]}`).join("  ") : "Tap empty cells to place tiles.";
+        box.textContent = names.length ? names.map((n) => `${n}=${draft[n]}`).join("  ") : _("Tap empty cells to place tiles.");
       }
+    }
+
+    function updateDraft() {
+      saveDraft();
+      showDraftCells();
       render();
     }
 
+    // The draft lives in this tab's sessionStorage, keyed by the table's run, the match
+    // and the turn it is for: a reload or History-and-back brings it back; scoring the
+    // turn, or the turn moving on (another screen scored it), forgets it.
+    const draftKey = () => `zatre-draft|${state.boot}|${state.match_id}|${state.turn_number}`;
+    function saveDraft() {
+      if (!auth || !state.match_id) return;
+      try {
+        if (Object.keys(draft).length) sessionStorage.setItem(draftKey(), JSON.stringify(draft));
+        else sessionStorage.removeItem(draftKey());
+      } catch (e) { /* storage full or off: the draft stays on this page only */ }
+    }
+    function forgetDraft() {
+      try {
+        Object.keys(sessionStorage).filter((k) => k.startsWith("zatre-draft|")).forEach((k) => sessionStorage.removeItem(k));
+      } catch (e) { /* nothing kept */ }
+    }
+    function restoreDraft() {
+      if (!auth || !state.match_id || state.finished) return;
+      let kept = null;
+      try { kept = JSON.parse(sessionStorage.getItem(draftKey()) || "null"); } catch (e) { kept = null; }
+      Object.keys(sessionStorage).filter((k) => k.startsWith("zatre-draft|") && k !== draftKey())
+        .forEach((k) => sessionStorage.removeItem(k));  // drafts of turns already played
+      if (!kept || typeof kept !== "object") return;
+      Object.entries(kept).forEach(([n, v]) => {
+        if (cellPos[n] && !(n in state.board) && Number.isInteger(v) && v >= 1 && v <= 6) draft[n] = v;
+      });
+      if (Object.keys(draft).length) setMode("enter");
+      updateDraft();
+    }
+    // a new turn number from the stream: a draft kept for the turn before is gone
+    const applyLive = apply;
+    function applyAndForget(next) {
+      const before = state && state.turn_number;
+      applyLive(next);
+      if (state.turn_number !== before && Object.keys(draft).length) { draft = {}; forgetDraft(); showDraftCells(); render(); }
+    }
+
+    // On a phone, entering or correcting zooms the board to the region being played:
+    // the tiles on it, the draft and the focused cell, with two cells around them.
+    const phone = window.matchMedia("(max-width: 640px)");
+    function zoomToPlay() {
+      if (!svg) return;
+      const full = "-7 -7 164 164";
+      if (!phone.matches || mode === "view") { if (svg.getAttribute("viewBox") !== full) svg.setAttribute("viewBox", full); svg.classList.remove("zoomed"); return; }
+      const names = Object.keys(state.board || {}).concat(Object.keys(draft));
+      if (pickCell) names.push(pickCell);
+      if (svg._focused && document.activeElement && svg.contains(document.activeElement)) names.push(svg._focused);
+      if (!names.length) names.push("H8");
+      let r0 = 14, r1 = 0, c0 = 14, c1 = 0;
+      names.forEach((n) => { const c = cellPos[n]; if (!c) return; r0 = Math.min(r0, c.row); r1 = Math.max(r1, c.row); c0 = Math.min(c0, c.col); c1 = Math.max(c1, c.col); });
+      const span = Math.max(7, r1 - r0 + 5, c1 - c0 + 5);
+      const clamp = (lo, hi) => Math.min(Math.max(Math.round((lo + hi) / 2 - span / 2), 0), Math.max(0, 15 - span));
+      const x = clamp(c0, c1 + 1) * 10, y = clamp(r0, r1 + 1) * 10, w = Math.min(span, 15) * 10;
+      const box = `${x - 1} ${y - 1} ${w + 2} ${w + 2}`;
+      if (svg.getAttribute("viewBox") !== box) svg.setAttribute("viewBox", box);
+      svg.classList.add("zoomed");
+    }
+    if (phone.addEventListener) phone.addEventListener("change", () => render());
+
     render();
-    connect(apply);
+    restoreDraft();
+    connect(applyAndForget);
   }
 
   // The live state: an event stream, or, while the server has no room for one more
@@ -497,13 +728,13 @@
       range.value = k;
       renderBoard(svg, st.board, { lastPlaced: st.turn ? Object.keys(st.turn.placed || {}) : [] });
       renderSheets(sheets, st.sheets, {});
-      $("#step-label").textContent = `turn ${k} of ${steps.length - 1}`;
+      $("#step-label").textContent = _("turn {k} of {n}", { k, n: steps.length - 1 });
       const box = $("#step-turn");
       box.textContent = "";
-      el("div", { text: k ? describeTurn(st.turn) : "The empty board." }, box);
+      el("div", { text: k ? describeTurn(st.turn) : _("The empty board.") }, box);
       if (st.turn && st.turn.violations && st.turn.violations.length) {
         const ul = el("ul", { class: "bad" }, box);
-        st.turn.violations.forEach((v) => el("li", { text: v.message }, ul));
+        st.turn.violations.forEach((v) => el("li", { text: localize(v.message) }, ul));
       }
     };
     range.addEventListener("input", () => show(Number(range.value)));
@@ -524,14 +755,46 @@
     const refresh = () => {
       const keep = starter.value;
       starter.textContent = "";
-      el("option", { value: "draw", text: "Drawn by lot: the highest draw starts" }, starter);
+      el("option", { value: "draw", text: _("Drawn by lot: the highest draw starts") }, starter);
       inputs.forEach((i) => { const v = i.value.trim(); if (v) el("option", { value: v, text: v }, starter); });
       starter.value = [...starter.options].some((o) => o.value === keep) ? keep : "draw";
     };
     inputs.forEach((i) => i.addEventListener("input", refresh));
+    // What was typed is kept in this tab (sessionStorage) until the match starts: a
+    // reload or History-and-back brings it back. The setup code and PIN are never kept.
+    const form = $("#setup-form");
+    const KEEP = "zatre-setup";
+    const kept = () => [...form.elements].filter((e) => e.name && !/^(csrf_token|revision|boot|setup_code|new_pin)$/.test(e.name)
+      && e.type !== "hidden" && e.type !== "password" && e.type !== "submit");
+    const keyed = () => {  // "players[]#0" ... : a field's name and its place among its namesakes
+      const seen = {};
+      return kept().map((e) => { seen[e.name] = (seen[e.name] || 0) + 1; return [`${e.name}#${seen[e.name] - 1}`, e]; });
+    };
+    const save = () => {
+      const data = {};
+      keyed().forEach(([k, e]) => { data[k] = e.type === "checkbox" ? e.checked : e.value; });
+      try { sessionStorage.setItem(KEEP, JSON.stringify(data)); } catch (e) { /* not kept */ }
+    };
+    if (form) {
+      let data = null;
+      try { data = JSON.parse(sessionStorage.getItem(KEEP) || "null"); } catch (e) { data = null; }
+      if (data && typeof data === "object" && !Array.isArray(data)) {
+        keyed().forEach(([k, e]) => {
+          if (e === starter || e.type === "checkbox" || !(k in data)) return;  // the "end it unfinished" box is ticked anew
+          e.value = String(data[k]);
+          e.dispatchEvent(new Event("change", { bubbles: true }));
+        });
+        refresh();
+        const want = data["starter#0"];
+        if ([...starter.options].some((o) => o.value === want)) starter.value = want;
+        const team = $("#team-game");
+        if (team && "team_game#0" in data) team.checked = !!data["team_game#0"];
+      }
+      form.addEventListener("input", save);
+      form.addEventListener("change", save);
+    }
     // sent in the background: a refused form (a wrong PIN, a starter who is not
     // playing, a match under way) keeps what was typed and says why
-    const form = $("#setup-form");
     if (form) form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       if (inFlight) return;
@@ -543,13 +806,14 @@
           credentials: "same-origin", headers: { "Accept": "application/json" } });
         data = await resp.json().catch(() => ({}));
       } catch (e) {
-        toast("The table server cannot be reached.", true);
+        toast(_("The table server cannot be reached."), true);
         return;
       } finally {
         inFlight = false;
         busy(false);
       }
-      if (!resp.ok) { toast(data.error || `Error ${resp.status}`, true); return; }
+      if (!resp.ok) { toast(data.error || _("Error {code}", { code: resp.status }), true); return; }
+      try { sessionStorage.removeItem(KEEP); } catch (e) { /* nothing kept */ }
       if (data.message) sessionStorage.setItem("zatre-toast", data.message);
       window.location.href = "/";
     });
@@ -560,12 +824,12 @@
   if (lockNote) {
     let left = Number(lockNote.dataset.wait);
     const btn = $("#login-submit");
-    const base = lockNote.textContent.replace(/: try again in .*$/, "");
+    const base = lockNote.textContent.replace(/:[^:]*$/, "");
     const say = (s) => (s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
       : s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`);
     const tick = () => {
-      if (left <= 0) { lockNote.textContent = base + ": try again now"; if (btn) btn.disabled = false; return; }
-      lockNote.textContent = `${base}: try again in ${say(left)}`;
+      if (left <= 0) { lockNote.textContent = base + ": " + _("try again now"); if (btn) btn.disabled = false; return; }
+      lockNote.textContent = base + ": " + _("try again in {time}", { time: say(left) });
       if (btn) btn.disabled = true;
       left -= 1;
       setTimeout(tick, 1000);
@@ -576,7 +840,11 @@
   const told = sessionStorage.getItem("zatre-toast");  // e.g. Setup's "Match 3 started"
   if (told) { sessionStorage.removeItem("zatre-toast"); toast(told); }
 
-  window.Zatre = { renderBoard, renderSheets, post, connect };
+  // words the server sends as they are (camera states), listed here for the translators
+  const CAMERA_STATES = [_("ok"), _("off"), _("starting"), _("moving"), _("no-board"), _("unreadable"), _("stalled"), _("error")];
+  void CAMERA_STATES;
+
+  window.Zatre = { renderBoard, renderSheets, post, connect, _, localize };
   const page = document.body.dataset.page;
   const cards = !!$("[data-cards]"); // a card game: cards.js draws the page
   if ((page === "table" || page === "sheet") && !cards) tableView();

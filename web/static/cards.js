@@ -20,11 +20,14 @@
   const parse = (name) => name.split(",").map(Number);
   const key = (x, y) => `${x},${y}`;
   const NEIGHBOURS = [[1, 0], [-1, 0], [0, 1], [0, -1]];
+  // the page's language: app.js's words and message templates (server/i18n.py)
+  const _ = (window.Zatre && window.Zatre._) || ((t, a) => (a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t));
+  const localize = (window.Zatre && window.Zatre.localize) || ((t) => t);
 
   function toast(message, bad) {
     const t = $("#toast");
     if (!t) return;
-    t.textContent = message;
+    t.textContent = localize(message);
     t.className = "toast" + (bad ? " bad" : "");
     t.hidden = false;
     clearTimeout(t._timer);
@@ -118,11 +121,11 @@
       const head = el("div", { class: "sheet-head" }, box);
       el("span", { class: "brand-mini", text: "ZATRE" }, head);
       el("span", { class: "name", text: p }, head);
-      if (opts.turn === p) el("span", { class: "to-play-badge", text: "to play" }, head);
-      if (winner) el("span", { class: "winner-badge", text: "winner" }, head);
+      if (opts.turn === p) el("span", { class: "to-play-badge", text: _("to play") }, head);
+      if (winner) el("span", { class: "winner-badge", text: _("winner") }, head);
       const table = el("table", {}, box);
       const hr = el("tr", {}, el("thead", {}, table));
-      [`10 (${lp["10"]})`, `11 (${lp["11"]})`, `12 (${lp["12"]})`, "Bonus", "Total"].forEach((h) => el("th", { text: h }, hr));
+      [`10 (${lp["10"]})`, `11 (${lp["11"]})`, `12 (${lp["12"]})`, _("Bonus"), _("Total")].forEach((h) => el("th", { scope: "col", text: h }, hr));
       const body = el("tbody", {}, table);
       const sb = {};
       (sheet.super_bonus || []).forEach((b) => { sb[b.row] = (sb[b.row] || 0) + b.points; });
@@ -143,12 +146,12 @@
         const filled = r && (r.total || r["10"] !== null || r["11"] !== null || r["12"] !== null);
         const total = put("total", filled ? String(r.total) : "", "total" + (sb[k + 1] ? " super" : "") +
           (k === n - 1 ? " super-box" : ""));
-        if (sb[k + 1]) el("span", { class: "sb", title: "super bonus", text: "★+" + sb[k + 1] }, total);
-        else if (k === n - 1 && !filled) el("span", { class: "printed", title: "super bonus boxes start here", text: "★" }, total);
+        if (sb[k + 1]) el("span", { class: "sb", title: _("super bonus"), text: "★+" + sb[k + 1] }, total);
+        else if (k === n - 1 && !filled) el("span", { class: "printed", title: _("super bonus boxes start here"), text: "★" }, total);
       }
       const foot = el("tfoot", {}, table);
       const g = el("tr", { class: "grand" }, foot);
-      el("td", { colspan: 4, text: "Grand Total" }, g);
+      el("td", { colspan: 4, text: _("Grand Total") }, g);
       const id = `${p}|grand`;
       values[id] = String(sheet.total);
       el("td", { class: "total grand-total" + (container._values && previous[id] !== values[id] ? " changed" : ""),
@@ -158,17 +161,17 @@
   }
 
   function describeTurn(t) {
-    if (!t) return "No card laid yet.";
+    if (!t) return _("No card laid yet.");
     const pts = t.points || {};  // points per sum
     const cells = Object.keys(t.placed || {});
-    if (!cells.length) return `${t.player} showed the hand (or passed).`;
+    if (!cells.length) return _("{player} showed the hand (or passed).", { player: t.player });
     const total = ["10", "11", "12"].reduce((a, k) => a + (pts[k] || 0), 0) + (t.super_bonus || 0);
     const parts = [];
     ["10", "11", "12"].forEach((k) => { if (pts[k]) parts.push(`${k}: ${pts[k]}`); });
-    if (t.super_bonus) parts.push(`super bonus ${t.super_bonus}`);
-    return `${t.player} laid ${cells.map((c) => `${t.placed[c]} on ${c}`).join(" and ")}` +
-      (parts.length ? `: ${parts.join(" · ")} (${total} points)` : ": no line of 10 to 12") +
-      (t.override ? " · accepted by the operator" : "");
+    if (t.super_bonus) parts.push(_("super bonus {n}", { n: t.super_bonus }));
+    return _("{player} laid {cards}", { player: t.player, cards: cells.map((c) => _("{value} on {place}", { value: t.placed[c], place: c })).join(" " + _("and") + " ") }) +
+      (parts.length ? ": " + _("{parts} ({points} points)", { parts: parts.join(" · "), points: total }) : ": " + _("no line of 10 to 12")) +
+      (t.override ? " · " + _("accepted by the operator") : "");
   }
 
   // ---- the live card table -----------------------------------------------------------------
@@ -210,22 +213,22 @@
       if (sheetsBox) renderCardSheets(sheetsBox, state.sheets || {}, { players: state.players, turn: state.turn, winners: state.winners });
       const who = $("#who");
       if (who) {
-        if (state.finished) who.textContent = state.winners.length ? `${state.winners.join(" & ")} won` : "Finished";
-        else who.textContent = state.turn ? `${state.turn} to play` : "—";
+        if (state.finished) who.textContent = state.winners.length ? _("{names} won", { names: state.winners.join(" & ") }) : _("Finished");
+        else who.textContent = state.turn ? _("{player} to play", { player: state.turn }) : "—";
         who.classList.toggle("finished", !!state.finished);
       }
-      set("who-short", state.turn && !state.finished ? `${state.turn} to play · round ${state.round} of ${state.rounds}` : "");
-      set("turn-need", state.finished ? "All rounds are over." : state.pending ? "A flagged turn is waiting."
-        : state.first_turn ? `Round ${state.round}: lay two touching cards anywhere.` : "Lay one card next to the layout.");
-      set("turn-number", `Turn ${state.turn_number}`);
-      set("match-label", `Card game · match ${state.match_id}`);
+      set("who-short", state.turn && !state.finished ? _("{player} to play · round {round} of {rounds}", { player: state.turn, round: state.round, rounds: state.rounds }) : "");
+      set("turn-need", state.finished ? _("All rounds are over.") : state.pending ? _("A flagged turn is waiting.")
+        : state.first_turn ? _("Round {round}: lay two touching cards anywhere.", { round: state.round }) : _("Lay one card next to the layout."));
+      set("turn-number", _("Turn {n}", { n: state.turn_number }));
+      set("match-label", _("Card game · match {id}", { id: state.match_id }));
       set("last-turn", describeTurn(state.last_turn));
       set("round", `${state.round} / ${state.rounds}`);
       set("cards-laid", `${state.cards_laid} / ${state.cards_per_round}`);
       const legend = $("#layout-legend");
-      if (legend) legend.textContent = state.finished ? "The match is over." : state.first_turn
-        ? "New round: the layout starts empty. Tap two touching places."
-        : (showHints ? "Dashed: free places; the number is the largest card that still fits (✕: none)." : "Dashed: free places.");
+      if (legend) legend.textContent = state.finished ? _("The match is over.") : state.first_turn
+        ? _("New round: the layout starts empty. Tap two touching places.")
+        : (showHints ? _("Dashed: free places; the number is the largest card that still fits (✕: none).") : _("Dashed: free places."));
       const hc = $("#hints-card"), pn = $("#profi-note");
       if (hc && pn) { pn.hidden = !state.profi; hc.querySelector(".switch").hidden = !!state.profi; }
       const pt = $("#profi-toggle");
@@ -245,22 +248,22 @@
       box.textContent = "";
       (state.alerts || []).forEach((a) => {
         const card = el("div", { class: "alert alert-" + a.kind }, box);
-        const title = a.kind === "illegal-turn" ? `Illegal placement by ${a.player}`
-          : a.kind === "as-recorded" ? "Stored by an earlier version: shown as recorded" : "Camera";
+        const title = a.kind === "illegal-turn" ? _("Illegal placement by {player}", a)
+          : a.kind === "as-recorded" ? _("Stored by an earlier version: shown as recorded") : _("Camera");
         el("div", { class: "alert-title", text: "⚠ " + title + (a.cells && a.cells.length ? ` (${a.cells.join("; ")})` : "") }, card);
         const ul = el("ul", {}, card);
-        (a.reasons || []).forEach((r) => el("li", { text: r }, ul));
+        (a.reasons || []).forEach((r) => el("li", { text: localize(r) }, ul));
         if (a.kind === "illegal-turn" && auth) {
           const row = el("div", { class: "row" }, card);
           // cards on places that already hold one: nothing to accept, only to take back
           if (!(a.violations || []).some((v) => v.code === "cell-occupied")) {
-            const acc = el("button", { class: "btn btn-small", id: "accept", text: "Accept anyway" }, row);
+            const acc = el("button", { class: "btn btn-small", id: "accept", text: _("Accept anyway") }, row);
             acc.addEventListener("click", () => post("/table/accept"));
           }
-          const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: "Reject: cards taken back" }, row);
+          const rej = el("button", { class: "btn btn-small btn-danger", id: "reject", text: _("Reject: cards taken back") }, row);
           rej.addEventListener("click", () => post("/table/reject"));
         } else if (a.kind === "illegal-turn") {
-          el("div", { class: "muted", text: "Take the cards back, or an operator can accept the turn." }, card);
+          el("div", { class: "muted", text: _("Take the cards back, or an operator can accept the turn.") }, card);
         }
       });
     }
@@ -269,8 +272,8 @@
       const box = $("#draft-cells");
       if (!box) return;
       const names = Object.keys(draft);
-      box.textContent = names.length ? "To score: " + names.map((n) => `${draft[n]} on ${n}`).join(", ")
-        : (mode === "correct" ? "Tap a card of this round to change or remove it." : "Tap a free place to lay a card.");
+      box.textContent = names.length ? _("To score:") + " " + names.map((n) => _("{value} on {place}", { value: draft[n], place: n })).join(", ")
+        : (mode === "correct" ? _("Tap a card of this round to change or remove it.") : _("Tap a free place to lay a card."));
     }
 
     function apply(next) {
@@ -289,7 +292,7 @@
     const picker = $("#card-picker");
     function openPicker(name) {
       pick = name;
-      $("#card-picker-title").textContent = mode === "correct" ? `Correct the card on ${name}` : `Card on ${name}`;
+      $("#card-picker-title").textContent = mode === "correct" ? _("Correct the card on {place}", { place: name }) : _("Card on {place}", { place: name });
       $("#card-picker-clear").hidden = mode === "enter" && !(name in draft);
       picker.hidden = false;
       render();
@@ -302,7 +305,7 @@
         if (!g || state.finished) return;
         const name = g.dataset.pos;
         if (mode === "enter") {
-          if ((state.board || {})[name] !== undefined) { toast(`${name} already holds a card: use Correct cards`, true); return; }
+          if ((state.board || {})[name] !== undefined) { toast(_("{place} already holds a card: use Correct cards", { place: name }), true); return; }
           openPicker(name);
         } else if ((state.board || {})[name] !== undefined) {
           openPicker(name);
@@ -336,7 +339,7 @@
       const clearHand = () => { const i = $("#hand"); if (i) i.value = ""; };
       $("#commit-turn").addEventListener("click", async () => {
         const n = Object.keys(draft).length;
-        if (!n) { toast("Tap a free place and pick the card first", true); return; }
+        if (!n) { toast(_("Tap a free place and pick the card first"), true); return; }
         const r = await post("/cards/turn", { placed: draft, hand: hand() });
         if (r) { draft = {}; clearHand(); render(); }
       });
@@ -346,7 +349,7 @@
       $("#undo").addEventListener("click", () => post("/table/undo"));
       $("#end-round").addEventListener("click", () => post("/cards/end-round"));
       $("#finish-cards").addEventListener("click", () => {
-        if (window.confirm("End the card game now? The sheets stay as they are.")) post("/cards/finish");
+        if (window.confirm(_("End the card game now? The sheets stay as they are."))) post("/cards/finish");
       });
       $("#profi-toggle").addEventListener("change", (ev) => post("/table/profi", { profi: ev.target.checked }));
     }
@@ -372,13 +375,13 @@
       range.value = k;
       renderLayout(svg, st.board, { free: false, lastPlaced: st.turn ? Object.keys(st.turn.placed || {}) : [] });
       renderCardSheets(sheets, st.sheets, {});
-      $("#step-label").textContent = `turn ${k} of ${steps.length - 1} · round ${st.round}`;
+      $("#step-label").textContent = _("turn {k} of {n}", { k, n: steps.length - 1 }) + " · " + _("round {round}", { round: st.round });
       const box = $("#step-turn");
       box.textContent = "";
-      el("div", { text: k ? describeTurn(st.turn) : "Nothing laid yet." }, box);
+      el("div", { text: k ? describeTurn(st.turn) : _("Nothing laid yet.") }, box);
       if (st.turn && st.turn.violations && st.turn.violations.length) {
         const ul = el("ul", { class: "bad" }, box);
-        st.turn.violations.forEach((v) => el("li", { text: v.message }, ul));
+        st.turn.violations.forEach((v) => el("li", { text: localize(v.message) }, ul));
       }
     };
     range.addEventListener("input", () => show(Number(range.value)));

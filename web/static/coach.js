@@ -14,11 +14,15 @@
   const box = document.createElement("input");
   box.type = "checkbox";
   box.id = "coach-toggle";
+  box.setAttribute("role", "switch");
   box.disabled = !operator;
   const slider = document.createElement("span");
   slider.className = "slider";
+  slider.setAttribute("aria-hidden", "true");
   const text = document.createElement("span");
-  text.textContent = "Coach: after each turn, the best move of the hand";
+  const _ = (window.Zatre && window.Zatre._) || ((t) => t);
+  const localize = (window.Zatre && window.Zatre.localize) || ((t) => t);
+  text.textContent = _("Coach: after each turn, the best move of the hand");
   label.append(box, slider, text);
   const line = document.createElement("div");
   line.id = "coach-line";
@@ -38,8 +42,8 @@
   function show(data) {
     box.checked = !!data.on && data.available;
     box.disabled = !operator || !data.available;
-    line.textContent = !data.available ? data.reason
-      : (data.on ? (data.line || (data.turn ? "Nothing certain to say about the last turn." : "No turn yet.")) : "");
+    line.textContent = !data.available ? localize(data.reason)
+      : (data.on ? (localize(data.line) || (data.turn ? _("Nothing certain to say about the last turn.") : _("No turn yet."))) : "");
     line.classList.toggle("muted", !data.available || !data.line);
   }
   box.addEventListener("change", async () => {

@@ -44,7 +44,11 @@ class ZatreContext:
 
 
 def _error_reply(code: int, name: str, message: str):
-    """An error as the client wants it: ``{"error", "status"}`` JSON or the error page."""
+    """An error as the client wants it: ``{"error", "status"}`` JSON or the error page,
+    in the request's language (i18n.localize: the JSON's field names stay)."""
+    from .i18n import localize
+
+    message = localize(message)
     if wants_json():
         return jsonify({"error": message, "status": code}), code
     return render_template("error.html", code=code, name=name, message=message), code
@@ -77,6 +81,9 @@ def create_app(config: Settings, table: Table, store: Store,
     )
     app.json.sort_keys = False
     app.url_map.converters["int"] = RecordId
+    from . import i18n
+
+    i18n.init_app(app)
     app.extensions["zatre"] = ZatreContext(
         config, table, store, PinGuard(store, table.name, config.server.pin), camera,
         stream_slots=StreamSlots(config.server.streams_per_address,
@@ -89,6 +96,7 @@ def create_app(config: Settings, table: Table, store: Store,
         api,
         calibration,
         coach,
+        language,
         live_view,
         pages,
         stream,
@@ -105,6 +113,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(coach.bp)
     app.register_blueprint(live_view.bp)
     app.register_blueprint(tile_learning.bp)
+    app.register_blueprint(language.bp)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor

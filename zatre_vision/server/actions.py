@@ -10,6 +10,7 @@ from flask import abort, current_app, flash, g, jsonify, redirect, request, url_
 
 from ..match import MatchError
 from . import forms
+from .i18n import localize
 from .replies import wants_json
 
 
@@ -19,6 +20,7 @@ def ctx():
 
 def done(message: str, target: str | None = None, **extra):
     g.write_message = message  # what a repeat of this write is told (once)
+    message = localize(message)  # in the request's language (i18n)
     if wants_json():
         return jsonify({"ok": True, "message": message, **extra,
                         "state": ctx().table.state()})

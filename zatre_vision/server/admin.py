@@ -21,6 +21,7 @@ from flask import (
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms
 from .actions import chosen_starter, ctx, done, draw_starter_of, may_replace_running, run
+from .i18n import localize
 from .once import once, run_once
 from .records import pairing_key, round_robin
 from .replies import wants_json
@@ -56,7 +57,7 @@ def login():
 def login_again(message: str, code: int, wait_s: float):
     """Back to the sign-in form, with what went wrong and how long to wait."""
     resp = make_response(render_template(
-        "login.html", page="login", error=message, wait_s=math.ceil(wait_s),
+        "login.html", page="login", error=localize(message), wait_s=math.ceil(wait_s),
         next=forms.local_path(request.form.get("next"))), code)
     if wait_s > 0:
         resp.headers["Retry-After"] = str(math.ceil(wait_s))
