@@ -248,9 +248,10 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
         return
 
     if seed in NOT_FOR_BENCHMARKS:
-        raise click.BadParameter(f"{seed} is reserved (training data, or the reader's fitting split) "
-                                 f"({', '.join(map(str, sorted(NOT_FOR_BENCHMARKS)))}); pick "
-                                 "another", param_hint="--seed")
+        raise click.BadParameter(
+            f"{seed} is reserved for the training data or the reader's fitting split "
+            f"({', '.join(map(str, sorted(NOT_FOR_BENCHMARKS)))}); pick another",
+            param_hint="--seed")
     check_output_file(out)
     model_path = Path(model) if model else DEFAULT_MODEL
     wide = ranges == "wide"
