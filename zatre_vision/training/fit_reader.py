@@ -188,7 +188,7 @@ class Tally:
 def evaluate(photos: list[Photo], config: ReaderConfig, reader: BoardReader) -> Tally:
     """``decide`` with ``config`` on every photo: silent errors, uncertain visible
     cells, exact boards (a board not found reports nothing: its cells are neither)."""
-    reader.config = config
+    kept, reader.config = reader.config, config
     t = Tally()
     for p in photos:
         vis = p.labels != OCCLUDED
@@ -211,6 +211,7 @@ def evaluate(photos: list[Photo], config: ReaderConfig, reader: BoardReader) -> 
         t.uncertain += u
         t.exact += int(w == 0 and u == 0)
         t.boards_5_silent += int(w >= 5)
+    reader.config = kept
     return t
 
 

@@ -706,7 +706,7 @@ class BoardReader:
                 occluded.append(name)
                 uncertain.append(name)
                 continue
-            doubt = conf[i] < (cfg.unconfirmed_confidence if lifted[i] else floor)
+            doubt = conf[i] < (max(cfg.unconfirmed_confidence, floor) if lifted[i] else floor)
             if bare[i]:
                 doubt = False  # "empty", and too dark for a tile: bare board
             if tile_face[i] and own[i] < cfg.bright_empty_below:
