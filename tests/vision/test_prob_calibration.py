@@ -177,3 +177,16 @@ def test_the_reader_takes_its_numbers_from_the_models_card(tmp_path):
     assert all(": " in line and line.split(": ", 1)[1] for line in ReaderConfig.describe())
     with pytest.raises(ValueError, match="min_confidence"):
         ReaderConfig(min_confidence=1.5)
+
+
+def test_a_tables_own_head_is_weighed_as_it_is():
+    """The card's calibration is the base network's: probabilities from a table's own
+    head (``zatre calibrate tiles``) are not tempered with it."""
+    hot = ProbabilityCalibration(temperature=(3.0, 3.0, 3.0))
+    reader = BoardReader(config=replace(RULES, calibration=hot), board_model_path=None)
+    crops = np.full((N, CROP, CROP), 0.5, np.float32)   # neither bare board nor a tile
+    cell = CELL_NAMES.index("K10")
+    probs = _probs({cell: {0: 0.8, 2: 0.1, 3: 0.1}})
+    assert "K10" in reader.decide(crops, probs).uncertain          # tempered: 0.8 -> unsure
+    reader.classifier.adaptation = object()   # what tile_adapt.attach sets
+    assert "K10" not in reader.decide(crops, probs).uncertain      # as it is: sure enough

@@ -634,7 +634,10 @@ class BoardReader:
 
         The probabilities are first calibrated (``ReaderConfig.calibration``: the
         temperature of the photo's band, ``blurred`` / sharp / ``clear``, and the prior
-        of its band and each cell's kind; fitted on a validation split). Then one level:
+        of its band and each cell's kind; fitted on a validation split). That is the
+        base network's calibration: the probabilities of a table's own head (``zatre
+        calibrate tiles``, ``tile_adapt``), fitted on a couple of photos and never
+        validated, are weighed as they are (no sharpening they were not fitted for). Then one level:
         a cell whose calibrated top class is below ``min_confidence`` is uncertain. A
         cell with no hand near (``no_hand_near``) is read without the occluded class
         (a lone "occluded" call is a marble vein or a glint): its share goes to the
@@ -661,7 +664,10 @@ class BoardReader:
         cfg = self.config
         network = probs
         band = 0 if blurred else 2 if clear else 1
-        probs = cfg.calibration.apply(probs, IS_LIGHT, band)
+        if self.classifier.adaptation is None:   # a table's own head is weighed as it is
+            probs = cfg.calibration.apply(probs, IS_LIGHT, band)
+        else:
+            probs = np.asarray(probs, np.float64)
         floor = cfg.min_confidence
         uncounted = min(floor + cfg.uncounted_margin, cfg.unconfirmed_confidence)
         given = probs
