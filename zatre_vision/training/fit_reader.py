@@ -20,7 +20,8 @@ then, with no more rendering:
 Writes them, with how and on what they were fitted, into the card's
 ``reader_thresholds`` (``models/pips.onnx.json``), from which ``ReaderConfig`` takes its
 defaults. Re-run it after every retrain of the pip model. Needs no torch; numpy and the
-renderer only. One core: ``--photos 300`` takes about 8 minutes.
+renderer only. One core: ``--photos 300`` took 17 minutes on the shared, loaded 2-core
+development machine (12 to render and look, 5 to search); ``--cache`` skips the first part.
 """
 
 from __future__ import annotations
