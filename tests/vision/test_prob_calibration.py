@@ -161,6 +161,10 @@ def test_the_reader_takes_its_numbers_from_the_models_card(tmp_path):
     values, cal = card_thresholds(DEFAULT_MODEL)
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     assert "fit_reader" in card["reader_thresholds"]["fitted_by"]
+    # fitted for this very model: after a retrain, run fit_reader again
+    from zatre_vision.training.fit_reader import model_digest
+
+    assert card["reader_thresholds"]["fit"]["model_sha256_16"] == model_digest(DEFAULT_MODEL)
     assert cal is not None and set(values) == set(UNFITTED)
     default = ReaderConfig()
     assert all(getattr(default, k) == v for k, v in values.items())
