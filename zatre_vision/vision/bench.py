@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -193,10 +194,15 @@ def silent_figures(silent: list[int], visible: int) -> dict:
 
 def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                          seed: int = BENCH_SEED, progress: bool = True,
-                         wide: bool = True, scanned_board: bool = False) -> dict:
+                         wide: bool = True, scanned_board: bool = False,
+                         tiles: str = "training", prints: tuple[str, ...] = ("peri",)
+                         ) -> dict:
     """``scanned_board``: every photo shows the real board's print (a scan,
     ``synth.scanned_board``) instead of the drawn boards the models were trained on;
-    the scenes (camera, tiles, hands, light, sensor) are the same photo for photo."""
+    the scenes (camera, tiles, hands, light, sensor) are the same photo for photo.
+    ``tiles``: "training", a held-out tile set (``synth.tiles.HELD_OUT_STYLES``) or
+    "held-out" (one of them per photo); ``prints``: the drawn boards' prints
+    (``synth.board_art``; the held-out ones: ``HELD_OUT_PRINTS``)."""
     from ..synth.config import SynthConfig
     from ..synth.photos import render_photo
     from ..synth.scanned_board import scanned_board_texture
@@ -205,6 +211,10 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     made_by = provenance()     # before the run: the code that runs
     cv2.setNumThreads(1)
     cfg = SynthConfig.wide(EDGE_PROBABILITY) if wide else SynthConfig()
+    cfg = cfg.with_tiles(tiles)
+    if tuple(prints) != ("peri",):
+        cfg = replace(cfg, board=replace(cfg.board, prints=tuple(prints),
+                                         textures_per_seed=2 * len(prints)))
     renderer = Renderer(cfg, seed, *SIZE,
                         board_art=scanned_board_texture if scanned_board else None)
     games: dict = {}
@@ -336,6 +346,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                 else "SynthConfig() (training ranges)",
                 "board_art": "scan of a real board (synth/data/board-scan.jpg)" if scanned_board
                 else "drawn (board_art.make_board_texture, as in training)",
+                **({"tiles": tiles} if tiles != "training" else {}),
+                **({"prints": list(prints)} if tuple(prints) != ("peri",) else {}),
                 "size": list(SIZE), "photos_with_board": n_board,
                 "photos_without_board": photos - n_board},
         "board_found_rate": round(n_found / max(n_board, 1), 5),
