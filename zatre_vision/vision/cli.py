@@ -250,9 +250,14 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
 @click.option("--prints", default="peri", show_default=True,
               help="Drawn boards' prints, comma-separated; held-out: the prints training "
                    "never saw (synth/board_art.py HELD_OUT_PRINTS).")
+@click.option("--hires", is_flag=True,
+              help="Read doubtful cells again from the frame at its own resolution "
+                   "(vision/hires.py).")
+@click.option("--size", default="1280x960", show_default=True,
+              help="The photos' size, WxH (e.g. 2560x1920: more pixels per cell).")
 def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
                  board_art: str, seed: int | None, folder: str | None, tiles: str,
-                 prints: str) -> None:
+                 prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..errors import check_output_file
     from ..training.seeds import TRAINING_SEEDS
@@ -293,6 +298,12 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
     if board_art == "scanned" and print_list != ("peri",):
         raise click.BadParameter("--prints draws the boards; --board scanned shows the scan",
                                  param_hint="--prints")
+    try:
+        wh = tuple(int(v) for v in size.lower().split("x"))
+        if len(wh) != 2 or not (160 <= wh[0] <= 8000 and 120 <= wh[1] <= 6000):
+            raise ValueError
+    except ValueError:
+        raise click.BadParameter(f"{size!r}: WxH, e.g. 1280x960", param_hint="--size") from None
     check_output_file(out)
     model_path = Path(model) if model else DEFAULT_MODEL
     wide = ranges == "wide"
@@ -302,11 +313,12 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
                                    seed=default_seed if seed is None else seed,
                                    progress=True, wide=wide,
                                    scanned_board=board_art == "scanned", tiles=tiles,
-                                   prints=print_list)
+                                   prints=print_list, hires=hires, size=wh)
     except ModelError as exc:
         raise InputError(str(exc)) from None
     card = (card and wide and board_art == "drawn" and seed in (None, default_seed)
-            and tiles == "training" and print_list == ("peri",))
+            and tiles == "training" and print_list == ("peri",) and not hires
+            and wh == (1280, 960))
     p = Path(out)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
