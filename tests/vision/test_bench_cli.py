@@ -28,8 +28,10 @@ def test_another_seed_renders_another_set_and_leaves_the_card_alone(tmp_path, mo
 
     seen = {}
 
-    def fake_run(photos, model_path, seed, progress, wide, scanned_board):
+    def fake_run(photos, model_path, seed, progress, wide, scanned_board, tiles, prints,
+                 hires, size):
         seen.update(photos=photos, seed=seed, wide=wide)
+        seen["held_out"] = (tiles, prints, hires, size)
         return {"set": {"seed": seed}, "board_found_rate": 1.0, "boards_exactly_right": 1.0,
                 "timing_ms_one_thread": {}, "targets_met": {}, "confusion_matrix": [],
                 "cells": {"wrong_rate": 0.0, "uncertain_rate": 0.0, "strict_error_rate": 0.0}}
@@ -44,9 +46,29 @@ def test_another_seed_renders_another_set_and_leaves_the_card_alone(tmp_path, mo
     res = CliRunner().invoke(zatre, ["bench", "vision", "--seed", "8101", "--photos", "5",
                                      "--model", str(model), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert seen == {"photos": 5, "seed": 8101, "wide": True}
+    assert seen == {"photos": 5, "seed": 8101, "wide": True,
+                    "held_out": ("training", ("peri",), False, (1280, 960))}
     assert json.loads(out.read_text())["set"]["seed"] == 8101
     assert card.read_text() == "{}"   # only the benchmark's own set goes into the card
+    # the held-out tile sets and prints, at another size: passed on, the card left alone
+    res = CliRunner().invoke(zatre, ["bench", "vision", "--photos", "5", "--tiles", "held-out",
+                                     "--prints", "held-out", "--hires", "--size", "1920x1440",
+                                     "--model", str(model), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert seen["held_out"] == ("held-out", ("amigo", "slate-green"), True, (1920, 1440))
+    assert card.read_text() == "{}"
+
+
+@pytest.mark.parametrize("args", [["--tiles", "no-such-set"], ["--prints", "peri,nope"],
+                                  ["--size", "12x9"], ["--size", "big"],
+                                  ["--board", "scanned", "--prints", "amigo"]])
+def test_bad_held_out_options_exit_2_with_one_line(tmp_path, args):
+    out = tmp_path / "v.json"
+    res = CliRunner().invoke(zatre, ["bench", "vision", "--photos", "5", *args,
+                                     "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    assert not out.exists()
 
 
 def test_the_benchmark_says_where_each_board_came_from():

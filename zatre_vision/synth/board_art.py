@@ -5,6 +5,10 @@ The texture covers the whole cardboard (grid plus printed margin) in grid units:
 top-left outer corner of the 15 x 15 grid and one cell is 1.0. It shows black marble
 with white veins, white grid lines, light grey x2 cells, the red centre, the logo and
 edge text, and the folds of a folding board. No photo or scan is read.
+
+Other editions' prints of the same grid (``BOARD_PRINTS``, drawn in training, and
+``HELD_OUT_PRINTS``, never drawn there): plain or marbled cells in other colours, white
+or grey x2 cells, other lines, borders and logos.
 """
 
 from __future__ import annotations
@@ -86,8 +90,157 @@ def _paste(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour: np.ndarray
     img[y0:y1, x0:x1] = img[y0:y1, x0:x1] * (1 - m) + col * m
 
 
-def make_board_texture(rng: np.random.Generator, cfg: BoardConfig, ppc: float) -> BoardTexture:
-    """Draw one board variant at ``ppc`` pixels per cell (supersampled 2x, then reduced)."""
+@dataclass(frozen=True)
+class BoardPrint:
+    """Another edition's print of the same grid (``BOARD_PRINTS``): the cells' surface
+    ("marble" or "plain") and colour, the x2 cells' grey level (a range) and tint, the
+    red centre, the grid lines, the border outside the cells, a logo and folds."""
+
+    cells: str = "plain"
+    cell_bgr: tuple[float, float, float] = (16.0, 16.0, 16.0)
+    light_level: tuple[float, float] = (200.0, 225.0)
+    light_tint: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    start_bgr: tuple[float, float, float] = (50.0, 60.0, 235.0)
+    line_level: tuple[float, float] = (205.0, 240.0)
+    line_width: float = 0.028
+    #: colour of the cardboard outside the 193 cells; None: the cells' surface
+    border_bgr: tuple[float, float, float] | None = None
+    #: text, box (u0, v0, u1, v1 in grid units) and colour; None: no logo
+    logo: tuple[str, tuple[float, float, float, float], tuple[float, float, float]] | None = None
+    folds: bool = True
+
+
+#: Board prints; "peri" is the scanned Peri edition the renderer has always drawn
+#: (``make_board_texture`` with ``print_name="peri"`` takes its own path, unchanged).
+#: ``TRAINING_PRINTS`` may be drawn in training; ``HELD_OUT_PRINTS`` never are.
+BOARD_PRINTS: dict[str, BoardPrint] = {
+    # plain black cells, light grey x2 cells, white lines, small white logo bottom left
+    "plain-black": BoardPrint("plain", (14, 14, 14), (185.0, 215.0),
+                              logo=("ZATRE", (-0.6, 15.2, 2.6, 15.9), (235, 235, 235))),
+    # marbled cells with darker grey x2 cells and grey lines, gold logo top right
+    "marble-grey": BoardPrint("marble", (18, 18, 18), (135.0, 165.0), line_level=(165.0, 200.0),
+                              logo=("Zatre", (11.5, -0.8, 15.6, -0.1), (60, 180, 220))),
+    # plain navy cells, cream x2 cells, gold lines, a lighter navy border, logo top centre
+    "navy": BoardPrint("plain", (70, 35, 20), (205.0, 230.0), (-20.0, 0.0, 10.0),
+                       line_level=(150.0, 185.0), border_bgr=(110, 60, 35),
+                       logo=("ZATRE", (5.0, -0.85, 10.0, -0.1), (90, 200, 230)), folds=False),
+    # brown marble, beige x2 cells, no logo, wide dark border
+    "brown-marble": BoardPrint("marble", (20, 30, 45), (190.0, 215.0), (-25.0, -5.0, 10.0),
+                               border_bgr=(25, 25, 30), folds=True),
+}
+TRAINING_PRINTS: tuple[str, ...] = ("peri", "plain-black", "marble-grey", "navy",
+                                    "brown-marble")
+HELD_OUT_PRINTS: dict[str, BoardPrint] = {
+    # the Amigo editions as described: black cells, white x2 cells, a red start, no
+    # marble; dark grid lines, a red border with a large yellow logo
+    "amigo": BoardPrint("plain", (10, 10, 10), (232.0, 250.0), line_level=(60.0, 95.0),
+                        line_width=0.04, border_bgr=(40, 40, 170),
+                        logo=("ZATRE", (4.0, -0.85, 11.0, -0.1), (40, 220, 250)), folds=True),
+    # dark green marble, near-white x2 cells, mid-grey lines, a beige border, no logo
+    "slate-green": BoardPrint("marble", (35, 50, 25), (215.0, 235.0), line_level=(110.0, 140.0),
+                              border_bgr=(150, 185, 200), folds=False),
+}
+
+
+def print_names() -> tuple[str, ...]:
+    return ("peri", *BOARD_PRINTS, *HELD_OUT_PRINTS)
+
+
+def _print_of(name: str) -> BoardPrint:
+    if name in BOARD_PRINTS:
+        return BOARD_PRINTS[name]
+    if name in HELD_OUT_PRINTS:
+        return HELD_OUT_PRINTS[name]
+    raise ValueError(f"unknown board print {name!r} (known: {', '.join(print_names())})")
+
+
+def _cell_mask(h: int, w: int, px) -> np.ndarray:
+    """1.0 on the 193 cells, 0.0 elsewhere (float32, h x w)."""
+    mask = np.zeros((h, w), np.float32)
+    for idx in CELLS:
+        r, c = row_col(idx)
+        (x0, y0), (x1, y1) = px(c, r), px(c + 1, r + 1)
+        mask[y0:y1, x0:x1] = 1.0
+    return mask
+
+
+def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
+                 pr: BoardPrint) -> BoardTexture:
+    """``make_board_texture`` for a print other than Peri's (``BoardPrint``)."""
+    ss = 2.0
+    p = ppc * ss
+    w = int(round((BOARD_U[1] - BOARD_U[0]) * p))
+    h = int(round((BOARD_V[1] - BOARD_V[0]) * p))
+
+    def px(u: float, v: float) -> tuple[int, int]:
+        return int(round((u - BOARD_U[0]) * p)), int(round((v - BOARD_V[0]) * p))
+
+    cell_bgr = np.asarray(pr.cell_bgr, np.float32)
+    if pr.cells == "marble":
+        marble = cv2.resize(_marble(rng, (int(h / ss), int(w / ss)), ppc, cfg), (w, h),
+                            interpolation=cv2.INTER_LINEAR)
+        show = marble - marble.mean()
+        surface = marble[:, :, None] + (cell_bgr - cell_bgr.mean())[None, None, :]
+    else:
+        grain = fbm(rng, (int(h / ss), int(w / ss)), (w / p * 0.5, w / p * 0.5), 3) * 8.0
+        show = cv2.resize(grain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+        surface = cell_bgr[None, None, :] + show[:, :, None] \
+            + rng.normal(0, 1.5, (h, w, 1)).astype(np.float32)
+    img = np.ascontiguousarray(surface, np.float32)
+    if pr.border_bgr is not None:
+        m = _cell_mask(h, w, px)[:, :, None]
+        border = np.asarray(pr.border_bgr, np.float32) + 0.3 * show[:, :, None]
+        img = img * m + border * (1 - m)
+    img += np.asarray(rng.uniform(*cfg.tint, size=3), np.float32)
+
+    light = float(rng.uniform(*pr.light_level)) + np.asarray(pr.light_tint, np.float32)
+    start = np.asarray(pr.start_bgr, np.float32) + rng.uniform(-12, 12, 3).astype(np.float32)
+    for idx in LIGHT:
+        r, c = row_col(idx)
+        x0, y0 = px(c, r)
+        x1, y1 = px(c + 1, r + 1)
+        col = start if idx == START else light
+        img[y0:y1, x0:x1] = col + 0.1 * show[y0:y1, x0:x1, None]
+
+    if pr.folds:
+        vis = float(rng.uniform(*cfg.fold_visibility))
+        fy = px(0, 7.5)[1]
+        band = max(2, int(0.035 * p))
+        crease = cv2.GaussianBlur(rng.uniform(0.3, 1.0, size=(2 * band, w)).astype(np.float32),
+                                  (0, 0), 1.2)
+        img[fy - band:fy + band] += (vis * 60 * crease * np.hanning(2 * band)[:, None])[:, :, None]
+
+    line_level = float(rng.uniform(*pr.line_level))
+    lw = max(1, int(round(pr.line_width * p)))
+    lines = np.zeros((h, w), np.uint8)
+    for idx in CELLS:
+        r, c = row_col(idx)
+        cv2.rectangle(lines, px(c, r), px(c + 1, r + 1), 255, lw, cv2.LINE_AA)
+    lm = lines.astype(np.float32)[:, :, None] / 255.0
+    img = img * (1 - lm) + line_level * lm
+
+    if pr.logo is not None:
+        text, (u0, v0, u1, v1), colour = pr.logo
+        x0, y0 = px(u0, v0)
+        x1, y1 = px(u1, v1)
+        _paste(img, _text_block(text, x1 - x0, y1 - y0, 0.2), x0, y0,
+               np.asarray(colour, np.float32))
+
+    rim = max(1, int(0.03 * p))
+    for sl in (np.s_[:rim], np.s_[-rim:], np.s_[:, :rim], np.s_[:, -rim:]):
+        img[sl] = img[sl] * 0.5 + 60
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    small = cv2.resize(img, (int(round(w / ss)), int(round(h / ss))), interpolation=cv2.INTER_AREA)
+    return BoardTexture(small, ppc)
+
+
+def make_board_texture(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
+                       print_name: str = "peri") -> BoardTexture:
+    """Draw one board variant at ``ppc`` pixels per cell (supersampled 2x, then reduced),
+    in the print ``print_name`` ("peri", or one of ``BOARD_PRINTS`` /
+    ``HELD_OUT_PRINTS``; the same grid in each)."""
+    if print_name != "peri":
+        return _other_print(rng, cfg, ppc, _print_of(print_name))
     ss = 2.0
     p = ppc * ss
     w = int(round((BOARD_U[1] - BOARD_U[0]) * p))

@@ -57,6 +57,9 @@ class BoardConfig:
     line_level: Range = (205.0, 240.0)
     fold_visibility: Range = (0.2, 1.0)
     tint: Range = (-2.5, 2.5)              # per-channel colour cast of the print
+    #: the print of board variant k is ``prints[k % len(prints)]`` ("peri": the Peri
+    #: edition; others: ``board_art.BOARD_PRINTS`` and ``HELD_OUT_PRINTS``)
+    prints: tuple[str, ...] = ("peri",)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ class TileConfig:
     #: "training": the ranges above; else the name of a held-out tile set
     #: (``tiles.HELD_OUT_STYLES``) drawn on every photo instead
     style: str = "training"
+    #: share of photos whose tiles are of another maker (``tiles.maker_style``: wide
+    #: ranges of pip spacing, size, shape, finish and colour, body colour, size and
+    #: thickness, never near a held-out set); 0 keeps the photos as they were drawn
+    makers_probability: float = 0.0
 
 
 @dataclass(frozen=True)

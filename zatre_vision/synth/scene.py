@@ -73,7 +73,8 @@ class Renderer:
         if k not in self._boards:
             rng = np.random.default_rng([self.seed, 101, k])
             tex = (self.board_art(self.ppc) if self.board_art is not None
-                   else make_board_texture(rng, self.cfg.board, self.ppc))
+                   else make_board_texture(rng, self.cfg.board, self.ppc,
+                                           self.cfg.board.prints[k % len(self.cfg.board.prints)]))
             self._boards[k] = (tex, tex.image.astype(np.float32))
         return self._boards[k]
 

@@ -60,8 +60,8 @@ class TileStyle:
     pip_spacing: float = 0.82
     #: "round", "square" or "ring" (a printed outline)
     pip_shape: str = "round"
-    #: "flat" (filled, as in training) or "hollow" (drilled: a dark rim on the lit
-    #: side, a bright lip opposite)
+    #: "flat" (filled, as in training), "hollow" (drilled: a dark rim on the lit
+    #: side, a bright lip opposite) or "printed" (thin ink: soft edges, not opaque)
     pip_finish: str = "flat"
     #: a colour per value (1..6, BGR) instead of ``pip_colour``: coloured pips
     value_colours: tuple[tuple[int, int, int], ...] | None = None
@@ -99,6 +99,11 @@ HELD_OUT_STYLES: dict[str, dict] = {
 }
 
 
+#: ``TileConfig.style`` for a photo set whose every photo shows one of the held-out
+#: sets, picked per photo (``zatre bench vision --tiles held-out``)
+EVERY_HELD_OUT = "held-out"
+
+
 def held_out_style(rng: np.random.Generator, name: str) -> TileStyle:
     """The held-out tile set ``name`` (``HELD_OUT_STYLES``), jittered a little (by
     ``rng``): the same set under another lamp and camera is never exactly the same
@@ -113,10 +118,104 @@ def held_out_style(rng: np.random.Generator, name: str) -> TileStyle:
     return TileStyle(**d)
 
 
+#: Tile sets of other makers for TRAINING (``TileConfig.makers_probability``): each
+#: photo's set is drawn from these wide ranges and redrawn while it lies near one of
+#: ``HELD_OUT_STYLES`` (``held_out_distance`` below ``MAKER_MIN_DISTANCE``), so the
+#: held-out sets stay unseen. Body colours (BGR): white, ivory, bone, grey, pale
+#: wood, pale blue-grey; pip colours: dark inks and a few coloured ones.
+MAKER_BODIES: tuple[tuple[int, int, int], ...] = (
+    (244, 246, 246), (214, 232, 242), (160, 205, 232), (175, 180, 178), (150, 185, 215),
+    (215, 205, 190), (200, 200, 200),
+)
+MAKER_PIP_COLOURS: tuple[tuple[int, int, int], ...] = (
+    (20, 20, 20), (40, 45, 60), (30, 30, 120), (120, 40, 20), (30, 90, 30), (20, 40, 160),
+    (60, 60, 60),
+)
+MAKER_RANGES: dict[str, tuple[float, float]] = {
+    "size": (0.74, 0.94), "radius": (0.04, 0.2), "height": (0.1, 0.34),
+    "pip_radius": (0.055, 0.135), "pip_spacing": (0.6, 1.0),
+}
+MAKER_SHAPES = (("round", 0.6), ("square", 0.2), ("ring", 0.2))
+MAKER_FINISHES = (("flat", 0.5), ("hollow", 0.25), ("printed", 0.25))
+MAKER_VALUE_COLOURS = 0.12   # share of sets with a colour per value
+#: a training set differs from every held-out set by at least this much
+#: (``held_out_distance``: about two attributes wholly different)
+MAKER_MIN_DISTANCE = 2.0
+#: the scale on which each continuous attribute counts as "wholly different"
+_DISTANCE_SCALE = {"size": 0.08, "radius": 0.08, "height": 0.1, "pip_radius": 0.03,
+                   "pip_spacing": 0.15, "colour": 60.0, "pip_colour": 80.0}
+
+
+def held_out_distance(style: TileStyle, other: TileStyle | dict) -> float:
+    """How unlike two tile sets are: per attribute 0 (same) .. 1 (wholly different),
+    summed over the body colour, pip colour, size, corner radius, thickness, pip
+    size and spacing (by ``_DISTANCE_SCALE``), pip shape, finish and coloured
+    values (0 or 1 each)."""
+    o = other if isinstance(other, dict) else style_fields(other)
+    s = style_fields(style)
+    d = 0.0
+    for k in ("size", "radius", "height", "pip_radius", "pip_spacing"):
+        d += min(1.0, abs(s[k] - o[k]) / _DISTANCE_SCALE[k])
+    d += min(1.0, float(np.linalg.norm(np.subtract(s["colour"], o["colour"])))
+             / _DISTANCE_SCALE["colour"])
+    if bool(s["value_colours"]) != bool(o["value_colours"]):
+        d += 1.0
+    elif not s["value_colours"]:
+        d += min(1.0, float(np.linalg.norm(np.subtract(s["pip_colour"], o["pip_colour"])))
+                 / _DISTANCE_SCALE["pip_colour"])
+    d += float(s["pip_shape"] != o["pip_shape"]) + float(s["pip_finish"] != o["pip_finish"])
+    return d
+
+
+def style_fields(style: TileStyle) -> dict:
+    return {"colour": style.colour, "size": style.size, "radius": style.radius,
+            "height": style.height, "pip_radius": style.pip_radius,
+            "pip_spacing": style.pip_spacing, "pip_colour": style.pip_colour,
+            "pip_shape": style.pip_shape, "pip_finish": style.pip_finish,
+            "value_colours": style.value_colours}
+
+
+def nearest_held_out(style: TileStyle) -> float:
+    """``held_out_distance`` to the nearest of ``HELD_OUT_STYLES``."""
+    return min(held_out_distance(style, d) for d in HELD_OUT_STYLES.values())
+
+
+def _pick(rng: np.random.Generator, choices: tuple[tuple[str, float], ...]) -> str:
+    p = np.array([w for _, w in choices])
+    return choices[int(rng.choice(len(choices), p=p / p.sum()))][0]
+
+
+def maker_style(rng: np.random.Generator) -> TileStyle:
+    """A tile set of another maker for training (``MAKER_*``), never near a held-out
+    set (redrawn while ``nearest_held_out`` is below ``MAKER_MIN_DISTANCE``)."""
+    while True:
+        body = np.asarray(MAKER_BODIES[int(rng.integers(len(MAKER_BODIES)))], np.float64)
+        colour = tuple(float(c) for c in np.clip(body + rng.normal(0, 8.0, 3), 110, 255))
+        r = {k: float(rng.uniform(*v)) for k, v in MAKER_RANGES.items()}
+        value_colours = None
+        if rng.random() < MAKER_VALUE_COLOURS:
+            value_colours = tuple(tuple(int(c) for c in rng.integers(20, 170, 3))
+                                  for _ in range(6))
+        style = TileStyle(
+            colour=colour, ceramic=bool(rng.random() < 0.35), size=r["size"],
+            radius=r["radius"], height=r["height"], pip_radius=r["pip_radius"],
+            pip_colour=MAKER_PIP_COLOURS[int(rng.integers(len(MAKER_PIP_COLOURS)))],
+            pip_spacing=r["pip_spacing"], pip_shape=_pick(rng, MAKER_SHAPES),
+            pip_finish=_pick(rng, MAKER_FINISHES), value_colours=value_colours)
+        if nearest_held_out(style) >= MAKER_MIN_DISTANCE:
+            return style
+
+
 def sample_style(rng: np.random.Generator, cfg: TileConfig) -> TileStyle:
     """A tile style of the training ranges, or with ``cfg.style`` the named held-out
     set. Either takes the same draws from ``rng``, so a photo of a held-out set shows
     the same camera, light, board and sensor as with the training tiles."""
+    if cfg.style == EVERY_HELD_OUT:
+        drawn = sample_style(rng, replace(cfg, style="training"))
+        names = sorted(HELD_OUT_STYLES)
+        name = names[int(drawn.size * 1e9) % len(names)]
+        jitter = np.random.default_rng([int(drawn.size * 1e9), int(drawn.height * 1e9)])
+        return held_out_style(jitter, name)
     if cfg.style != "training":
         if cfg.style not in HELD_OUT_STYLES:
             raise ValueError(f"unknown tile style {cfg.style!r} "
@@ -124,6 +223,8 @@ def sample_style(rng: np.random.Generator, cfg: TileConfig) -> TileStyle:
         drawn = sample_style(rng, replace(cfg, style="training"))
         jitter = np.random.default_rng([int(drawn.size * 1e9), int(drawn.height * 1e9)])
         return held_out_style(jitter, cfg.style)
+    if cfg.makers_probability > 0 and rng.random() < cfg.makers_probability:
+        return maker_style(rng)
     base = np.asarray(cfg.colours[int(rng.integers(len(cfg.colours)))], np.float64)
     colour = np.clip(base + rng.normal(0, cfg.colour_jitter, 3), 120, 255)
     return TileStyle(
@@ -213,7 +314,10 @@ class TileSprites:
         """BGR float32 top face for ``value`` turned by ``quarter`` quarter turns."""
         key = (value, quarter % 4)
         if key not in self._cache:
-            pm = np.rot90(self._pip_mask(value), quarter % 4)[:, :, None]
+            pm = np.ascontiguousarray(np.rot90(self._pip_mask(value), quarter % 4))
+            if self.style.pip_finish == "printed":
+                pm = 0.8 * cv2.GaussianBlur(pm, (0, 0), max(0.5, 0.015 * self.side_px))
+            pm = pm[:, :, None]
             pip = self._pip_colour(value)
             face = self._body * (1 - pm) + pip * pm
             if self.style.pip_finish == "hollow":

@@ -34,6 +34,9 @@ class DataSpec:
     jitter_cells: float = 0.1
     #: marble boards drawn for the whole run (``BoardConfig.textures_per_seed``)
     textures: int = 3
+    #: ``TileConfig.makers_probability`` and ``BoardConfig.prints``
+    makers: float = 0.0
+    prints: tuple[str, ...] = ("peri",)
 
     def synth_config(self):
         from dataclasses import replace
@@ -41,7 +44,9 @@ class DataSpec:
         from ..synth.config import SynthConfig
 
         cfg = SynthConfig.wide() if self.wide else SynthConfig()
-        return replace(cfg, board=replace(cfg.board, textures_per_seed=self.textures))
+        return replace(cfg, board=replace(cfg.board, textures_per_seed=self.textures,
+                                          prints=tuple(self.prints)),
+                       tiles=replace(cfg.tiles, makers_probability=self.makers))
 
 
 def truth_projector(truth: dict):

@@ -20,6 +20,7 @@ from ..vision.classify import CLASSES, kind_input
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
 from .features_output import CARD_OUTPUTS, add_to_file
+from .from_onnx import freeze_batchnorm, pipnet_from_onnx
 from .model import PipNet, architecture, parameter_count
 from .seeds import TRAIN_SEED, VAL_SEED
 
@@ -41,7 +42,19 @@ class TrainConfig:
     textures: int = 8
     #: the network also takes each crop's cell kind (light x2 cell or not)
     cell_kind: bool = True
+    #: share of photos with tiles of other makers (``TileConfig.makers_probability``)
+    makers: float = 0.0
+    #: board prints of the training photos (``BoardConfig.prints``; board variant k
+    #: shows ``prints[k % len(prints)]``)
+    prints: tuple[str, ...] = ("peri",)
+    #: an exported pips.onnx to start from (fine-tuning; its BatchNorms stay frozen,
+    #: ``from_onnx``), or "" to train from scratch
+    init: str = ""
 
+
+#: model card keys a new export keeps from the card it replaces (fitted elsewhere:
+#: the reader's thresholds)
+KEPT_CARD_KEYS = ("reader_thresholds",)
 
 QUICK = TrainConfig(photos=8, val_photos=4, epochs=1, workers=1, textures=2)
 
@@ -135,8 +148,9 @@ def export_onnx(model: nn.Module, path: Path) -> None:
 
 def data_specs(cfg: TrainConfig) -> tuple[DataSpec, DataSpec]:
     """The training and validation data of ``cfg``."""
-    return (DataSpec(cfg.seed, cfg.photos, textures=cfg.textures),
-            DataSpec(VAL_SEED, cfg.val_photos, textures=cfg.textures))
+    extra = {"makers": cfg.makers, "prints": tuple(cfg.prints)}
+    return (DataSpec(cfg.seed, cfg.photos, textures=cfg.textures, **extra),
+            DataSpec(VAL_SEED, cfg.val_photos, textures=cfg.textures, **extra))
 
 
 def render_data(cfg: TrainConfig, progress=None) -> dict[str, np.ndarray]:
@@ -177,7 +191,12 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     vx = vx8.astype(np.float32)[:, None] / 100.0
     t_data = time.perf_counter() - t0
 
-    model = PipNet(cfg.width, cfg.cell_kind)
+    if cfg.init:
+        model = pipnet_from_onnx(Path(cfg.init))
+        if model.cell_kind != cfg.cell_kind:
+            raise ValueError(f"{cfg.init}: cell_kind={model.cell_kind}, asked {cfg.cell_kind}")
+    else:
+        model = PipNet(cfg.width, cfg.cell_kind)
     counts = np.bincount(y, minlength=len(CLASSES)).astype(np.float64)
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
     weights = weights / weights.mean()
@@ -190,6 +209,8 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     history = []
     for epoch in range(cfg.epochs):
         model.train()
+        if cfg.init:
+            freeze_batchnorm(model)
         perm = torch.randperm(len(x), generator=g)
         nb = max(1, len(x) // cfg.batch)
         it = tqdm(range(nb), desc=f"epoch {epoch + 1}/{cfg.epochs}", file=sys.stderr,
@@ -231,7 +252,9 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
         "architecture": architecture(cfg.width, cfg.cell_kind),
         "training": {"config": asdict(cfg), "data_seed": cfg.seed, "validation_seed": VAL_SEED,
                      "synth_config": "SynthConfig() (default ranges), "
-                                     f"{cfg.textures} marble boards",
+                                     f"{cfg.textures} boards in prints {list(cfg.prints)}, "
+                                     f"tiles of other makers on {cfg.makers:.0%} of photos",
+                     **({"fine_tuned_from": cfg.init} if cfg.init else {}),
                      "photo_sizes": [list(s) for s in SIZES], "size_weights": list(SIZE_WEIGHTS),
                      "crops": int(len(y)), "class_counts": counts.astype(int).tolist(),
                      "jitter_cells": spec.jitter_cells, "keep_empty": spec.keep_empty,
@@ -250,5 +273,8 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
             old = {}
     if "benchmark" in old.get("metrics", {}):
         card["metrics"]["benchmark_previous_model"] = old["metrics"]["benchmark"]
+    for key in KEPT_CARD_KEYS:
+        if key in old:
+            card[key] = old[key]
     card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return card

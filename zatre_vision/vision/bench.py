@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -21,6 +22,7 @@ from .calibration import make_calibration
 from .cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED
 from .geometry import CELL_NAMES
+from .hires import HiresReader
 from .pips import count_all
 from .reader import BoardReader, work_image
 
@@ -90,6 +92,17 @@ def _group_figures(rows: list[tuple[int, ...]]) -> dict:
         out["boards_exact_but_hand_edges"] = round(
             sum(r[1] == 0 and r[2] == r[3] for r in rows) / n, 5)
     return out
+
+
+#: ``by_cell_px``: bands of the grid's pixels per cell in the photo
+CELL_PX_BANDS = {"under_25": 25.0, "25_to_40": 40.0, "40_to_55": 55.0, "55_and_more": 1e9}
+
+
+def cell_px_band(truth: dict) -> str:
+    """The ``CELL_PX_BANDS`` band of a photo's grid (its outer edges' mean length / 15)."""
+    c = np.asarray(truth["corners"], np.float64)
+    px = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)) / 15)
+    return next(b for b, top in CELL_PX_BANDS.items() if px < top)
 
 
 def _record(row: tuple[int, int, int, int], group: list, splits: list[list]) -> None:
@@ -193,10 +206,17 @@ def silent_figures(silent: list[int], visible: int) -> dict:
 
 def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                          seed: int = BENCH_SEED, progress: bool = True,
-                         wide: bool = True, scanned_board: bool = False) -> dict:
+                         wide: bool = True, scanned_board: bool = False,
+                         tiles: str = "training", prints: tuple[str, ...] = ("peri",),
+                         hires: bool = False, size: tuple[int, int] | None = None) -> dict:
     """``scanned_board``: every photo shows the real board's print (a scan,
     ``synth.scanned_board``) instead of the drawn boards the models were trained on;
-    the scenes (camera, tiles, hands, light, sensor) are the same photo for photo."""
+    the scenes (camera, tiles, hands, light, sensor) are the same photo for photo.
+    ``tiles``: "training", a held-out tile set (``synth.tiles.HELD_OUT_STYLES``) or
+    "held-out" (one of them per photo); ``prints``: the drawn boards' prints
+    (``synth.board_art``; the held-out ones: ``HELD_OUT_PRINTS``). ``hires``: doubtful
+    cells read again from the frame at its own resolution (``hires.HiresReader``);
+    ``size``: the photos' size (default ``SIZE``)."""
     from ..synth.config import SynthConfig
     from ..synth.photos import render_photo
     from ..synth.scanned_board import scanned_board_texture
@@ -205,10 +225,20 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     made_by = provenance()     # before the run: the code that runs
     cv2.setNumThreads(1)
     cfg = SynthConfig.wide(EDGE_PROBABILITY) if wide else SynthConfig()
-    renderer = Renderer(cfg, seed, *SIZE,
+    cfg = cfg.with_tiles(tiles)
+    if tuple(prints) != ("peri",):
+        cfg = replace(cfg, board=replace(cfg.board, prints=tuple(prints),
+                                         textures_per_seed=2 * len(prints)))
+    size = tuple(size or SIZE)
+    renderer = Renderer(cfg, seed, *size,
                         board_art=scanned_board_texture if scanned_board else None)
     games: dict = {}
     reader = BoardReader(model_path, threads=1)
+    if hires:
+        reader.hires = HiresReader()
+    by_cell_px: dict[str, list[tuple[int, ...]]] = {b: [] for b in CELL_PX_BANDS}
+    time_by_cell_px: dict[str, list[float]] = {b: [] for b in CELL_PX_BANDS}
+    hires_cells = hires_photos = 0
     cal_reader = BoardReader(model_path, threads=1)
     cal_reader.moved_contrast = False  # a fixed camera reads as the live pipeline does
     n_board = n_found = false_pos = 0
@@ -256,7 +286,9 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         band = _pip_band(pip_contrast(truth, img.shape[1]))
         handed = bool(truth.get("hidden") or truth.get("partly_hidden"))
         # the splits this photo's row goes into (by_blur takes it without its 4th figure)
-        splits = [by_pips[band], by_hand["hand" if handed else "no_hand"]]
+        px_band = cell_px_band(truth)
+        time_by_cell_px[px_band].append(res.elapsed_ms)
+        splits = [by_pips[band], by_hand["hand" if handed else "no_hand"], by_cell_px[px_band]]
         if band == "clear" and not handed:
             splits.append(readable)
         if not res.board_found:
@@ -268,6 +300,9 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             silent.append(0)
             continue
         n_found += 1
+        if reader.hires is not None:
+            hires_cells += reader.hires.last_cells
+            hires_photos += int(reader.hires.last_cells > 0)
         counter.add(img, res, labels)
         doubtful_frames += int(res.doubtful_frame)
         if len(cal_times) < 40:  # fixed camera: calibration saved from this frame
@@ -336,7 +371,9 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                 else "SynthConfig() (training ranges)",
                 "board_art": "scan of a real board (synth/data/board-scan.jpg)" if scanned_board
                 else "drawn (board_art.make_board_texture, as in training)",
-                "size": list(SIZE), "photos_with_board": n_board,
+                **({"tiles": tiles} if tiles != "training" else {}),
+                **({"prints": list(prints)} if tuple(prints) != ("peri",) else {}),
+                "size": list(size), "photos_with_board": n_board,
                 "photos_without_board": photos - n_board},
         "board_found_rate": round(n_found / max(n_board, 1), 5),
         "false_board_rate": round(false_pos / max(photos - n_board, 1), 5),
@@ -413,6 +450,18 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                           "such pips; they are meant to be left uncertain)",
             **{band: _group_figures(rows) for band, rows in by_pips.items()},
         },
+        "by_cell_px": {
+            "definition": "photos with a board, split by the grid's pixels per cell in the "
+                          "photo (its outer edges' mean length / 15); read_ms_median: the "
+                          "whole read, one thread",
+            **{b: {**_group_figures(rows), "read_ms_median": round(float(np.median(
+                time_by_cell_px[b])), 2) if time_by_cell_px[b] else None}
+               for b, rows in by_cell_px.items()},
+        },
+        "hires": ({"cells_reread": hires_cells, "photos": hires_photos,
+                   "definition": "doubtful cells read again from the frame at its own "
+                                 "resolution (vision/hires.py), and on how many photos"}
+                  if hires else None),
         "by_hand": {
             "definition": "photos with a board, split by whether a hand or arm covers "
                           "any cell (hidden or partly hidden in the truth)",

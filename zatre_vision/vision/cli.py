@@ -165,9 +165,19 @@ def _resize(img, f: float):
               help="Pip classifier: marble boards drawn for its training photos.")
 @click.option("--cell-kind/--no-cell-kind", default=None,
               help="Pip classifier: whether it also takes each cell's kind (light x2 or not).")
+@click.option("--fine-tune", "fine_tune", type=click.Path(dir_okay=False, exists=True),
+              default=None, help="Pip classifier: start from this exported pips.onnx.")
+@click.option("--makers", type=click.FloatRange(0, 1), default=None,
+              help="Pip classifier: share of photos with tiles of other makers (default 0).")
+@click.option("--prints", default=None,
+              help="Pip classifier: board prints of its photos, comma-separated (default "
+                   "peri; the others: synth/board_art.py BOARD_PRINTS).")
+@click.option("--lr", type=click.FloatRange(1e-6, 1.0), default=None,
+              help="Pip classifier: peak learning rate (default 0.003).")
 def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
           epochs: int | None, workers: int | None, cache_dir: str | None,
-          textures: int | None, cell_kind: bool | None) -> None:
+          textures: int | None, cell_kind: bool | None, fine_tune: str | None,
+          makers: float | None, prints: str | None, lr: float | None) -> None:
     """Train the pip classifier and the board finder on synthetic photos and export
     them to ONNX (CPU)."""
     from dataclasses import replace
@@ -183,8 +193,18 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
                if v is not None}
     report: dict = {}
     if which in ("all", "pips"):
-        pip_changes = {k: v for k, v in (("textures", textures), ("cell_kind", cell_kind))
-                       if v is not None}
+        pip_changes = {k: v for k, v in (("textures", textures), ("cell_kind", cell_kind),
+                                         ("init", fine_tune), ("makers", makers),
+                                         ("lr", lr)) if v is not None}
+        if prints is not None:
+            from ..synth.board_art import BOARD_PRINTS
+            names = tuple(p.strip() for p in prints.split(",") if p.strip())
+            unknown = [n for n in names if n != "peri" and n not in BOARD_PRINTS]
+            if not names or unknown:
+                raise click.BadParameter(f"unknown or held-out print(s) {unknown or prints!r} "
+                                         f"(training prints: peri, {', '.join(BOARD_PRINTS)})",
+                                         param_hint="--prints")
+            pip_changes["prints"] = names
         cfg = replace(QUICK if quick else TrainConfig(), **changes, **pip_changes)
         card = run_train(cfg, Path(out), progress=True,
                          cache=Path(cache_dir) / "pips-data.npz" if cache_dir else None)
@@ -223,8 +243,21 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
               help="Read photos from elsewhere instead: every truth.json under FOLDER "
                    "maps the photos beside it to their tiles and corners (e.g. "
                    "../shared/photos/outside-renderer); the model card is left alone.")
+@click.option("--tiles", default="training", show_default=True,
+              help="training: the training tile ranges; held-out: every photo shows one of "
+                   "the tile sets training never saw (synth/tiles.py HELD_OUT_STYLES), "
+                   "picked per photo; or one of them by name.")
+@click.option("--prints", default="peri", show_default=True,
+              help="Drawn boards' prints, comma-separated; held-out: the prints training "
+                   "never saw (synth/board_art.py HELD_OUT_PRINTS).")
+@click.option("--hires", is_flag=True,
+              help="Read doubtful cells again from the frame at its own resolution "
+                   "(vision/hires.py).")
+@click.option("--size", default="1280x960", show_default=True,
+              help="The photos' size, WxH (e.g. 2560x1920: more pixels per cell).")
 def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
-                 board_art: str, seed: int | None, folder: str | None) -> None:
+                 board_art: str, seed: int | None, folder: str | None, tiles: str,
+                 prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..errors import check_output_file
     from ..training.seeds import NOT_FOR_BENCHMARKS
@@ -252,6 +285,26 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
             f"{seed} is reserved for the training data or the reader's fitting split "
             f"({', '.join(map(str, sorted(NOT_FOR_BENCHMARKS)))}); pick another",
             param_hint="--seed")
+    from ..synth.board_art import HELD_OUT_PRINTS, print_names
+    from ..synth.tiles import EVERY_HELD_OUT, HELD_OUT_STYLES
+
+    if tiles not in ("training", EVERY_HELD_OUT, *HELD_OUT_STYLES):
+        raise click.BadParameter(f"{tiles!r}: training, {EVERY_HELD_OUT} or one of "
+                                 f"{', '.join(HELD_OUT_STYLES)}", param_hint="--tiles")
+    print_list = (tuple(HELD_OUT_PRINTS) if prints == "held-out"
+                  else tuple(p.strip() for p in prints.split(",") if p.strip()))
+    if not print_list or any(p not in print_names() for p in print_list):
+        raise click.BadParameter(f"{prints!r}: held-out or names from "
+                                 f"{', '.join(print_names())}", param_hint="--prints")
+    if board_art == "scanned" and print_list != ("peri",):
+        raise click.BadParameter("--prints draws the boards; --board scanned shows the scan",
+                                 param_hint="--prints")
+    try:
+        wh = tuple(int(v) for v in size.lower().split("x"))
+        if len(wh) != 2 or not (160 <= wh[0] <= 8000 and 120 <= wh[1] <= 6000):
+            raise ValueError
+    except ValueError:
+        raise click.BadParameter(f"{size!r}: WxH, e.g. 1280x960", param_hint="--size") from None
     check_output_file(out)
     model_path = Path(model) if model else DEFAULT_MODEL
     wide = ranges == "wide"
@@ -260,10 +313,13 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
         res = run_vision_benchmark(photos, model_path,
                                    seed=default_seed if seed is None else seed,
                                    progress=True, wide=wide,
-                                   scanned_board=board_art == "scanned")
+                                   scanned_board=board_art == "scanned", tiles=tiles,
+                                   prints=print_list, hires=hires, size=wh)
     except ModelError as exc:
         raise InputError(str(exc)) from None
-    card = card and wide and board_art == "drawn" and seed in (None, default_seed)
+    card = (card and wide and board_art == "drawn" and seed in (None, default_seed)
+            and tiles == "training" and print_list == ("peri",) and not hires
+            and wh == (1280, 960))
     p = Path(out)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")

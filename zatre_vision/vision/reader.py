@@ -49,6 +49,7 @@ from .cells import (
 from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
 from .find_board import BoardLocator
 from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
+from .hires import HiresReader
 from .markers import locate_with_markers
 from .orient import by_print
 from .pips import CANNOT_TELL, NOT_CHECKED, count_all
@@ -364,6 +365,9 @@ class BoardReader:
         #: ``board_moved``'s contrast test on a calibrated read (photos that may show
         #: another set-up); the live pipeline turns it off
         self.moved_contrast = True
+        #: doubtful cells read again from the original frame at its own resolution
+        #: (``hires.HiresReader``); None: off
+        self.hires: HiresReader | None = None
 
     # the older attributes, kept: each reads (and sets) the config's field
     def _setting(name: str):  # noqa: N805 - a property factory, used in the class body
@@ -603,8 +607,12 @@ class BoardReader:
             return SeenBoard(source=source, proof=failed, scale=f)
         model, score, board, cr, probs, proof = chosen
         sharp = sharpness(board)
+        probs = self.steadied(board, probs, cr)
+        if self.hires is not None and (self.calibration is None
+                                       or self.calibration.camera_matrix is None):
+            probs = self.hires.reread(self.classifier, image, model, f, probs, cr)
         return SeenBoard(model=model, score=score, board=board, crops=cr,
-                         probs=self.steadied(board, probs, cr), proof=proof,
+                         probs=probs, proof=proof,
                          source=source, scale=f, sharpness=sharp,
                          blurred=sharp < self.config.sharp_enough,
                          clear=sharp >= self.config.clear_sharpness)
