@@ -44,6 +44,8 @@
       const g = s("g", { class: "cell cell-" + c.kind, "data-cell": c.name,
         transform: `translate(${c.col * 10},${c.row * 10})` }, cells);
       s("rect", { class: "cell-bg", width: 10, height: 10 }, g);
+      // H8 is the red start and an x2 cell too (rules.md): a light ring inside the red
+      if (c.kind === "start" && c.light) s("rect", { class: "light-ring", x: 1.4, y: 1.4, width: 7.2, height: 7.2, rx: 0.6 }, g);
       byName[c.name] = g;
     });
     s("g", { class: "layer-tiles" }, svg);
@@ -276,6 +278,26 @@
       if (pt) pt.checked = !!state.profi;
       renderAlerts();
       renderFinishForm();
+      renderHeldChoice();
+    }
+
+    // declared tiles name their player and turn: the latest turn of each player, newest
+    // first (the one just played is chosen), so they never land on the wrong hand
+    function renderHeldChoice() {
+      const sel = $("#held-turn");
+      if (!sel) return;
+      const turns = state.turn_players || [];
+      const key = `${state.match_id}|${turns.length}`;
+      if (sel._key === key) return;
+      sel._key = key;
+      sel.textContent = "";
+      const seen = new Set();
+      for (let k = turns.length; k >= 1 && seen.size < (state.players || []).length; k--) {
+        if (seen.has(turns[k - 1])) continue;
+        seen.add(turns[k - 1]);
+        el("option", { value: String(k), text: `turn ${k} by ${turns[k - 1]}` }, sel);
+      }
+      $("#held-form").hidden = !turns.length || !!state.finished;
     }
 
     function renderAlerts() {
@@ -421,7 +443,7 @@
       $("#profi-toggle").addEventListener("change", (ev) => post("/table/profi", { profi: ev.target.checked }));
       $("#held-form").addEventListener("submit", async (ev) => {
         ev.preventDefault();
-        const r = await post("/table/held", { tiles: $("#held-tiles").value });
+        const r = await post("/table/held", { tiles: $("#held-tiles").value, turn: $("#held-turn").value });
         if (r) $("#held-tiles").value = "";
       });
       $("#finish-form").addEventListener("submit", async (ev) => {

@@ -258,7 +258,10 @@ class Referee:
         allow = self.allowance(turn.player)
         values = list(turn.placed.values())
         draw = draw_violations(allow, turn.hand, values)
-        hand = turn.hand
+        # a declared hand the seat cannot hold is not believed: the turn is judged on its
+        # tiles alone, so the one reason given is the hand's (wrong-draw), not a rule 4/5
+        # verdict built on tiles the player never had
+        hand = turn.hand if not draw else None
         if hand is None and in_turn and not draw:  # the hand where the rules make it certain
             hand = turn_hand(allow, None, [v for v in values if is_tile_value(v)])
         result = check_turn(self.board, turn.placed, hand=hand, first_turn=first)

@@ -349,8 +349,12 @@ def held():
     if not tiles:
         abort(400, "give the held-back tiles, like 5 6")
     player = forms.optional_name(data.get("player"))
-    run(lambda: ctx().table.declare_held(tiles, player))
-    return done("Held-back tiles recorded.")
+    raw_turn = data.get("turn")
+    turn = None if raw_turn in (None, "") else forms.whole_number(raw_turn, 1, 10_000, "turn is the number of a turn played, like 3")
+    number = run(lambda: ctx().table.declare_held(tiles, player, turn=turn))
+    who = ctx().table.match.turns[number - 1].player
+    return done(f"Tiles {' '.join(map(str, tiles))} recorded as kept back by {who} "
+                f"in turn {number}.")
 
 
 @bp.post("/table/finish")

@@ -37,12 +37,13 @@ def ctx():
 
 
 def board_cells() -> list[dict]:
-    """Geometry for the board drawing: every cell with its row, column and kind."""
+    """Geometry for the board drawing: every cell with its row, column and kind, and
+    ``light`` (an x2 cell: H8, the red start, is one too, rules.md)."""
     out = []
     for index, name in NAMES.items():
         r, c = row_col(index)
         kind = "start" if index == START else ("light" if index in LIGHT else "plain")
-        out.append({"name": name, "row": r, "col": c, "kind": kind})
+        out.append({"name": name, "row": r, "col": c, "kind": kind, "light": index in LIGHT})
     return out
 
 
