@@ -13,6 +13,7 @@ from ..rules.record import RecordError
 from . import cards, forms
 from .api import PER_PAGE, page_arg
 from .records import (
+    counts_for_rankings,
     export_csv,
     match_document,
     match_summary,
@@ -162,7 +163,7 @@ def rankings_page():
     seasons = store.seasons()
     if season is not None and season not in seasons:
         abort(404, f"no season {season[:40]!r}")
-    finished = store.finished_matches(season)
+    finished = [r for r in store.finished_matches(season) if counts_for_rankings(r)]
     from .analysis_jobs import MISSED_PER_TURN_DEFINITION, missed_per_turn
 
     return render_template("rankings.html", page="rankings", rows=rankings(finished),

@@ -28,6 +28,7 @@ def match_summary(row: dict) -> dict:
         if row["finished"] else None,
         "tournament_id": row.get("tournament_id"),
         "variant": (row.get("record") or {}).get("variant", "board"),
+        "demo": row.get("source") == "demo",
     }
 
 
@@ -81,6 +82,12 @@ def replay_steps(record: dict, finished: bool) -> list[dict]:
     return steps
 
 
+def counts_for_rankings(row: dict) -> bool:
+    """A finished match the rankings count: not a demo game (simulated players), not
+    annulled."""
+    return row.get("source") != "demo" and not row.get("annulled")
+
+
 def rankings(rows: list[dict]) -> list[dict]:
     """Per player over finished matches: games, wins (a shared first place counts for
     each), average and best score, and the score difference (own score minus the
@@ -92,6 +99,8 @@ def rankings(rows: list[dict]) -> list[dict]:
             continue
         if (row.get("record") or {}).get("variant", "board") != "board":
             continue  # rankings are for the board game; card games are in the History
+        if not counts_for_rankings(row):
+            continue  # the simulated demo's games, and annulled matches
         totals = row["totals"]
         for p in row["players"]:
             a = acc[p]
