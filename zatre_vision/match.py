@@ -312,7 +312,7 @@ class Match:
     def state(self) -> dict:
         """The live match as JSON (``GET /api/state`` without the camera part)."""
         rep = self.replayed
-        last = rep.turns[-1].to_json() if rep.turns else None
+        last = {**rep.turns[-1].to_json(), "gain": rep.turns[-1].gain} if rep.turns else None
         alerts = []
         if self.pending is not None:
             alerts.append({"kind": "illegal-turn", "player": self.pending.player,

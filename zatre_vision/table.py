@@ -341,6 +341,22 @@ class Table:
             self._publish()
             return match_id
 
+    def annul(self, match_id: int, reason: str, source: str = "manual") -> None:
+        """Annul a match (see ``Store.annul_match``); the table's own match leaves the
+        table, which waits for the next one."""
+        with self._lock:
+            row = self.store.get_match(match_id)
+            if row is None:
+                raise MatchError(f"no match {match_id}")
+            if row.get("annulled"):
+                raise MatchError(f"match {match_id} is already annulled")
+            self.store.annul_match(match_id, reason, source)
+            if match_id == self.match_id:
+                self.match = self.match_id = self.match_source = self.tournament_id = None
+                self.waiting_turn = None
+            self.revision += 1
+            self._publish()
+
     def commit_turn(self, placed: Mapping[str, int], hand: Sequence[int] | None = None,
                     snapshot_jpeg: bytes | None = None, source: str = "camera",
                     frame: int | None = None, player: str | None = None) -> dict:

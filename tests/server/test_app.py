@@ -391,8 +391,8 @@ def test_the_event_log_says_which_turn_a_late_tile_joined(operator, playing, tab
     table.add_to_turn(1, "F8", 4)
     table.set_cell("G8", 2)
     html = operator.get("/matches/1").data.decode()
-    assert "F8 → 4 <span class=\"muted\">(read late, added to turn 2)</span>" in html
-    assert "G8 → 2\n" in html                     # a correction by hand names no turn
+    assert "F8=4 read late and added to turn 2." in html
+    assert "G8 corrected to 2." in html            # a correction by hand names no turn
 
 
 def test_undo_after_the_end_says_the_match_reopens(operator, playing):

@@ -1,7 +1,7 @@
 """A club evening at the dashboard (issue 39): demo games out of the rankings, annulled
 matches, tournament pairings that follow their match, refusals as one-line toasts."""
 
-from zatre_vision.server.records import rankings
+from zatre_vision.server.records import rankings, tournament_view
 
 FIRST = {"H8": 6, "H7": 5, "G7": 5}
 
@@ -23,3 +23,102 @@ def test_demo_games_stay_out_of_the_rankings(client, table, store):
     history = client.get("/matches").get_data(as_text=True)
     assert history.count('class="pill pill-demo"') == 1
     assert client.get("/api/matches").get_json()["matches"][1]["demo"] is True
+
+
+def test_annul_a_running_match_with_its_reason(operator, playing, store):
+    r = operator.post_json("/matches/1/annul", {"reason": "wrong players  entered"})
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["message"] == "Match 1 annulled: wrong players entered"
+    assert r.get_json()["location"] == "/matches/1"
+    st = r.get_json()["state"]
+    assert st["match_id"] is None and st["players"] == []   # the table waits for a new one
+    assert store.get_match(1)["annulled"] == "wrong players entered"
+    assert [e["kind"] for e in store.events(1)][-1] == "annul"
+    page = operator.get("/matches/1").get_data(as_text=True)
+    assert "Annulled: wrong players entered" in page and "Match annulled: wrong players" in page
+    assert "annulled" in operator.get("/matches").get_data(as_text=True)
+    again = operator.post_json("/matches/1/annul", {"reason": "twice"})
+    assert again.status_code == 409 and "already annulled" in again.get_json()["error"]
+
+
+def test_annul_an_empty_match_started_by_mistake_and_a_finished_one(operator, table, store):
+    table.new_match(["Ann", "Ben"], "Ann")             # no turn at all
+    assert operator.post_json("/matches/1/annul", {"reason": "started by mistake"}).status_code == 200
+    _finished(table, ["Ann", "Ben"], minus={"Ann": 0, "Ben": 4})
+    assert [r["player"] for r in rankings(store.finished_matches())] == ["Ann", "Ben"]
+    assert operator.post_json("/matches/2/annul", {"reason": "test game"}).status_code == 200
+    assert store.finished_matches() == [] and rankings(store.finished_matches()) == []
+
+
+def test_annul_needs_the_pin_and_a_reason(client, operator, playing):
+    assert client.post("/matches/1/annul", json={"reason": "x"}).status_code in (401, 403)
+    r = operator.post_json("/matches/1/annul", {"reason": "  "})
+    assert r.status_code == 400 and "reason" in r.get_json()["error"]
+    assert operator.post_json("/matches/99/annul", {"reason": "x"}).status_code == 409
+
+
+def _tournament(operator):
+    r = operator.post_json("/tournaments", {"name": "Herbst-Cup 2026 (Süd)",
+                                            "players": ["Ann", "Ben", "Cleo"]})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["tournament_id"]
+
+
+def _status(operator, tid):
+    import re
+    page = operator.get(f"/tournaments/{tid}").get_data(as_text=True)
+    return dict(re.findall(r'data-pairing="([^"]+)" data-status="([^"]+)"', page))
+
+
+def test_tournament_names_with_punctuation_and_the_real_reason(operator):
+    tid = _tournament(operator)
+    assert "Herbst-Cup 2026 (Süd)" in operator.get(f"/tournaments/{tid}").get_data(as_text=True)
+    r = operator.post_json("/tournaments", {"name": "Cup <b>", "players": ["A1", "B1", "C1"]})
+    assert r.status_code == 400 and r.get_json()["error"] == "a tournament name cannot hold '<' '>'"
+    r = operator.post_json("/tournaments", {"name": "x" * 41, "players": ["A1", "B1", "C1"]})
+    assert "at most 40 characters (this one has 41)" in r.get_json()["error"]
+
+
+def test_pairings_follow_their_match_finished_unfinished_annulled(operator, table):
+    tid = _tournament(operator)
+    assert set(_status(operator, tid).values()) == {"open"}
+    r = operator.post_json(f"/tournaments/{tid}/play", {"a": "Ann", "b": "Ben"})
+    assert r.status_code == 200
+    table.commit_turn(FIRST)
+    assert _status(operator, tid)["Ann|Ben"] == "playing"
+    # another pairing while it runs: refused with the way out, not a bare page
+    r = operator.post_json(f"/tournaments/{tid}/play", {"a": "Ann", "b": "Cleo"})
+    assert r.status_code == 409
+    body = r.get_json()
+    assert "still running" in body["error"] and body["choice"]["field"] == "replace"
+    assert body["choice"]["label"] == "End match 1 unfinished and start this one"
+    r = operator.post_json(f"/tournaments/{tid}/play", {"a": "Ann", "b": "Cleo", "replace": "on"})
+    assert r.status_code == 200
+    st = _status(operator, tid)
+    assert st["Ann|Ben"] == "unfinished" and st["Ann|Cleo"] == "playing"
+    table.commit_turn(FIRST)
+    table.finish({"Ann": 0, "Cleo": 0})
+    assert _status(operator, tid)["Ann|Cleo"] == "finished"
+    assert operator.post_json("/matches/2/annul", {"reason": "wrong colours"}).status_code == 200
+    st = _status(operator, tid)
+    assert st["Ann|Cleo"] == "annulled"
+    page = operator.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert page.count("Play again at this table") == 2           # unfinished and annulled
+    store = table.store
+    view = tournament_view(store.get_tournament(tid), store.tournament_matches(tid))
+    assert [r["played"] for r in view["standings"]] == [0, 0, 0]  # annulled: not counted
+
+
+def test_event_log_in_sentences_with_the_x2(operator, playing):
+    operator.post_json("/table/turn", {"placed": {}})
+    page = operator.get("/matches/1").get_data(as_text=True)
+    # Ann's opening: 10 and 11 are 3 points; H8 and G7 are x2 cells in the line: 6
+    assert "Ann placed H8=6 H7=5 G7=5 and scored 3 points (6 with the x2)." in page
+    assert "Ben passed." in page and "{&#39;H8&#39;" not in page and "{'H8'" not in page
+
+
+def test_a_pass_says_passed_and_a_turn_says_its_points(operator, playing):
+    r = operator.post_json("/table/turn", {"placed": {}})
+    assert r.get_json()["message"] == "Passed: Ben places nothing this turn."
+    r = operator.post_json("/table/turn", {"placed": {"G8": 5}})
+    assert r.get_json()["message"].startswith("Turn scored: Ann ")

@@ -140,15 +140,59 @@
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
-  function toast(message, bad) {
+  // choice: a refusal's way out ({label}), offered as a button that calls onChoose
+  function toast(message, bad, choice, onChoose) {
     const t = $("#toast");
     if (!t) return;
     t.textContent = message;
     t.className = "toast" + (bad ? " bad" : "");
     t.hidden = false;
+    t.onclick = choice ? null : () => { t.hidden = true; };
     clearTimeout(t._timer);
+    if (choice) {
+      const row = el("div", { class: "toast-choice" }, t);
+      const go = el("button", { class: "btn btn-small", id: "toast-choice", text: choice.label }, row);
+      go.addEventListener("click", () => { t.hidden = true; onChoose(); });
+      const no = el("button", { class: "btn btn-small btn-ghost", text: "Cancel" }, row);
+      no.addEventListener("click", () => { t.hidden = true; });
+      return;  // stays until answered
+    }
     t._timer = setTimeout(() => { t.hidden = true; }, bad ? 6000 : 2500);
   }
+
+  // Forms marked data-background (tournaments, annul) are sent in the background: a
+  // refusal is a toast on this page (with its way out, when it offers one), never a
+  // bare status page; done, the page goes where the server says, or reloads.
+  function backgroundForm(form) {
+    form.addEventListener("submit", async function send(ev, extra) {
+      if (ev) ev.preventDefault();
+      if (inFlight) return;
+      const body = new FormData(form);
+      if (extra) body.set(extra.field, extra.value);
+      inFlight = true;
+      busy(true);
+      let resp, data;
+      try {
+        resp = await fetch(form.action, { method: "POST", body, credentials: "same-origin",
+          headers: { "Accept": "application/json" } });
+        data = await resp.json().catch(() => ({}));
+      } catch (e) {
+        toast("The table server cannot be reached.", true);
+        return;
+      } finally {
+        inFlight = false;
+        busy(false);
+      }
+      if (!resp.ok) {
+        const c = data.choice;
+        toast(data.error || `Error ${resp.status}`, true, c, c ? () => send(null, c) : null);
+        return;
+      }
+      if (data.message) sessionStorage.setItem("zatre-toast", data.message);
+      if (data.location) window.location.href = data.location; else window.location.reload();
+    });
+  }
+  document.querySelectorAll("form[data-background]").forEach(backgroundForm);
 
   // The revision of the match this page shows, sent with every write: the server
   // answers a repeat (a double click, a resent request) "Already recorded".
@@ -193,8 +237,8 @@
     if (data.state && window.ZatreLive) window.ZatreLive.apply(data.state);
     return data;
   }
-  // plain forms (sign out, tournaments, calibration): their buttons go off once sent
-  document.querySelectorAll('form[method="post"]').forEach((f) => f.addEventListener("submit", () => {
+  // plain forms (sign out, calibration): their buttons go off once sent
+  document.querySelectorAll('form[method="post"]:not([data-background])').forEach((f) => f.addEventListener("submit", () => {
     setTimeout(() => f.querySelectorAll("button, input[type=submit]").forEach((b) => { b.disabled = true; }), 0);
   }));
 
@@ -214,8 +258,9 @@
     const parts = [];
     ["10", "11", "12"].forEach((k) => { if (pts[k]) parts.push(`${k}: ${pts[k]}`); });
     if (t.crosses) parts.push(`x2 ✕${t.crosses}`);
+    const doubled = t.gain !== undefined && t.gain !== total ? ` (${t.gain} with the x2)` : "";
     return `${t.player} placed ${cells.length} tile${cells.length > 1 ? "s" : ""} and scored ` +
-      `${total} point${total === 1 ? "" : "s"}` + (parts.length ? ` (${parts.join(" · ")})` : "") +
+      `${total} point${total === 1 ? "" : "s"}${doubled}` + (parts.length ? ` · ${parts.join(" · ")}` : "") +
       (t.override ? " · accepted by the operator" : "");
   }
 
@@ -265,7 +310,14 @@
       set("bag", String(state.bag));
       const cam = state.camera || {};
       const endTurn = $("#end-turn");
-      if (endTurn) endTurn.hidden = !cam.source || cam.source === "none";
+      const over = !!state.finished || !state.match_id;
+      if (endTurn) endTurn.hidden = !cam.source || cam.source === "none" || over;
+      // after the end only what still applies: correct cells, undo (reopens), annul
+      const enterBtn = $('#mode [data-mode="enter"]');
+      if (enterBtn) enterBtn.hidden = over;
+      if (over && mode === "enter") { const v = $('#mode [data-mode="view"]'); if (v) v.click(); }
+      const finishBox = $("#finish-box");
+      if (finishBox) finishBox.hidden = over;
       const camEl = $("#camera-state");
       if (camEl) {
         camEl.textContent = cam.state || "off";

@@ -200,6 +200,9 @@ class ReplayedTurn:
     turn: RecordTurn
     result: TurnResult
     applied: bool
+    #: what the turn added to its sheet's rows total: its points, doubled where its
+    #: cross (or an earlier one) doubles a row, plus a row's bonus it completed
+    gain: int = 0
 
     def to_json(self) -> dict:
         entry = {"player": self.turn.player, **self.result.to_json()}
@@ -283,12 +286,16 @@ class Referee:
         if not result.legal and (turn.override or apply_all):
             result = _overridden(board, turn, result)
         applied = result.legal or turn.override or apply_all
+        gain = 0
         if applied:
             for name, value in turn.placed.items():
                 index = grid_index(name)
                 if index in CELL_SET and not board.values[index]:
                     board.put(index, value)
-            self.sheets[turn.player].enter(result.points, result.crosses)
+            sheet = self.sheets[turn.player]
+            before = sheet.rows_total
+            sheet.enter(result.points, result.crosses)
+            gain = sheet.rows_total - before
         if not (applied or in_turn):
             return ReplayedTurn(turn, result, applied)  # out of turn, refused: nothing drawn
         if self.retry is not None and self.retry != turn.player:
@@ -300,7 +307,7 @@ class Referee:
         k = self.players.index(turn.player)
         self.expected = self.players[(k + 1) % len(self.players)]
         self.retry = None if applied else turn.player
-        return ReplayedTurn(turn, result, applied)
+        return ReplayedTurn(turn, result, applied, gain)
 
 
 @dataclass

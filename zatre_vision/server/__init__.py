@@ -61,10 +61,14 @@ def one_line(message: str) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
 
 
-def _error_reply(code: int, name: str, message: str):
-    """An error as the client wants it: ``{"error", "status"}`` JSON or the error page."""
+def _error_reply(code: int, name: str, message: str, choice: dict | None = None):
+    """An error as the client wants it: ``{"error", "status"}`` JSON (with ``choice``,
+    the way out a refusal offers) or the error page."""
     if wants_json():
-        return jsonify({"error": message, "status": code}), code
+        body = {"error": message, "status": code}
+        if choice:
+            body["choice"] = choice
+        return jsonify(body), code
     return render_template("error.html", code=code, name=name, message=message), code
 
 
@@ -135,7 +139,8 @@ def create_app(config: Settings, table: Table, store: Store,
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         body, code = _error_reply(exc.code or 500, exc.name,
-                                  one_line(exc.description or exc.name))
+                                  one_line(exc.description or exc.name),
+                                  getattr(exc, "choice", None))
         resp = app.make_response((body, code))
         retry = getattr(exc, "retry_after", None)  # a PIN lockout: when to try again
         if retry:

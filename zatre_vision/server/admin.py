@@ -26,7 +26,8 @@ from flask import (
 from .. import server as _server
 from ..match import MatchError
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
-from . import forms
+from . import forms, messages
+from .messages import ChoiceConflict
 from .once import once, run_once
 from .records import pairing_key, round_robin
 from .security import PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
@@ -40,12 +41,13 @@ def ctx():
 
 def done(message: str, target: str | None = None, **extra):
     g.write_message = message  # what a repeat of this write is told (once)
+    location = forms.local_path(request.form.get("next"), "") or target or None
     if _server.wants_json():
-        return jsonify({"ok": True, "message": message, **extra,
+        # ``location``: where a page sent in the background goes next (none: stay)
+        return jsonify({"ok": True, "message": message, **extra, "location": location,
                         "state": ctx().table.state()})
     flash(message)
-    return redirect(forms.local_path(request.form.get("next"), "")
-                    or target or url_for("pages.table"))
+    return redirect(location or url_for("pages.table"))
 
 
 def run(call):
@@ -131,12 +133,15 @@ def running_match(table) -> dict | None:
 
 
 def may_replace_running(data: dict) -> None:
-    """A new match leaves the running one unfinished for good: only when asked to."""
+    """A new match leaves the running one unfinished for good: only when asked to. The
+    refusal offers that choice (a button on the page that sent it)."""
     running = running_match(ctx().table)
     if running is not None and not forms.boolean(data.get("replace", "")):
-        abort(409, f"match {running['match_id']} is still running (turn "
-                   f"{running['turn_number']}): finish it first, or tick \"end it "
-                   "unfinished\" to start a new one")
+        raise ChoiceConflict(
+            messages.RUNNING_MATCH.format(match=running["match_id"],
+                                          turn=running["turn_number"]),
+            {"field": "replace", "value": "on",
+             "label": messages.END_UNFINISHED.format(match=running["match_id"])})
 
 
 def _start_match(data: dict):
@@ -242,8 +247,14 @@ def turn():
     hand = forms.tiles(hand) if hand not in (None, "", []) else None
     player = forms.optional_name(data.get("player"))
     verdict = run(lambda: ctx().table.commit_turn(placed, hand, source="manual", player=player))
-    msg = "Turn scored." if verdict["legal"] else "Turn flagged: " + "; ".join(
-        v["message"] for v in verdict["violations"])
+    if not verdict["legal"]:
+        msg = "Turn flagged: " + "; ".join(v["message"] for v in verdict["violations"])
+    elif not placed:
+        msg = f"Passed: {verdict['player']} places nothing this turn."
+    else:
+        last = ctx().table.state().get("last_turn") or {}
+        msg = (f"Turn scored: {verdict['player']} "
+               f"{messages.points_phrase(sum(verdict['points'].values()), last.get('gain', 0))}.")
     return done(msg, turn=verdict)
 
 
@@ -377,16 +388,25 @@ def profi():
     return done("Profi mode on: no hints." if on else "Profi mode off: hints available.")
 
 
+@bp.post("/matches/<int:match_id>/annul")
+@require_pin
+@once(strict=False)
+def annul(match_id: int):
+    """Annul a match (played by mistake, an empty one started in error): it stays in
+    the history with the reason, out of rankings and standings."""
+    reason = forms.reason(forms.payload().get("reason"))
+    run(lambda: ctx().table.annul(match_id, reason))
+    return done(messages.ANNULLED.format(match=match_id, reason=reason),
+                url_for("pages.match", match_id=match_id))
+
+
 # -- tournaments -------------------------------------------------------------------------
 @bp.post("/tournaments")
 @require_pin
 @once(strict=False)
 def create_tournament():
     data = forms.payload()
-    name = data.get("name")
-    if not isinstance(name, str) or not forms.NAME_RE.match(name.strip()):
-        abort(400, "give the tournament a name (up to 24 letters)")
-    name = name.strip()
+    name = forms.tournament_name(data.get("name"))
     names = forms.name_list(data.get("players") or [], 3, 16, "a round-robin")
     season = forms.season(data.get("season")) or ctx().table.season
     tid = ctx().store.create_tournament(name, names, season)

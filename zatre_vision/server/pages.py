@@ -14,6 +14,7 @@ from . import cards, forms
 from .api import PER_PAGE, page_arg
 from .records import (
     counts_for_rankings,
+    event_sentence,
     export_csv,
     match_document,
     match_summary,
@@ -115,6 +116,8 @@ def match(match_id: int):
         return cards.match_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
     events = ctx().store.events(match_id)
+    for e in events:
+        e["sentence"] = event_sentence(e, steps)
     return render_template("match.html", page="history", match=match_summary(row),
                            steps_json=_json(steps), cells_json=_json(board_cells()),
                            events=events, players=row["players"], steps=len(steps) - 1,
@@ -185,5 +188,5 @@ def tournament(tid: int):
     t = store.get_tournament(tid)
     if t is None:
         abort(404, f"no tournament {tid}")
-    view = tournament_view(t, store.tournament_matches(tid))
+    view = tournament_view(t, store.tournament_matches(tid), store.active_match_ids())
     return render_template("tournament.html", page="tournaments", t=t, **view)

@@ -11,6 +11,7 @@ from itertools import combinations
 from ..rules.board import CELL_SET, grid_index
 from ..rules.record import RecordError, parse_record, run_replay, score_as_recorded
 from ..rules.sheet import ScoreSheet
+from . import messages as say
 
 
 def match_summary(row: dict) -> dict:
@@ -29,6 +30,7 @@ def match_summary(row: dict) -> dict:
         "tournament_id": row.get("tournament_id"),
         "variant": (row.get("record") or {}).get("variant", "board"),
         "demo": row.get("source") == "demo",
+        "annulled": row.get("annulled"),
     }
 
 
@@ -73,7 +75,7 @@ def replay_steps(record: dict, finished: bool) -> list[dict]:
         if k == len(state.turns) and finished:
             for p, pips in rec.minus.items():
                 sheets[p].minus = pips
-        steps.append({"turn": {"number": k, **t.to_json()}, "board": dict(board),
+        steps.append({"turn": {"number": k, **t.to_json(), "gain": t.gain}, "board": dict(board),
                       "sheets": {p: s.to_json() for p, s in sheets.items()}})
     if not state.turns and finished:
         for p, pips in rec.minus.items():
@@ -176,17 +178,40 @@ def standings(players: list[str], matches: list[dict]) -> list[dict]:
     return out
 
 
-def tournament_view(tournament: dict, matches: list[dict]) -> dict:
-    """Pairings by round, each with its match (the latest one played for it)."""
+def pairing_status(match: dict | None, active: set[int]) -> str:
+    """Where a pairing stands, from the latest match played for it: ``open`` (none yet),
+    ``playing`` (a table plays it now), ``finished``, ``unfinished`` (a new match
+    replaced it at its table) or ``annulled``. Unfinished and annulled pairings are
+    played again."""
+    if match is None:
+        return "open"
+    if match.get("annulled"):
+        return "annulled"
+    if match["finished"]:
+        return "finished"
+    return "playing" if match["id"] in active else "unfinished"
+
+
+def tournament_view(tournament: dict, matches: list[dict], active: set[int] | None = None
+                    ) -> dict:
+    """Pairings by round, each with its match (the latest one played for it) and its
+    ``status`` (``pairing_status``); standings from finished matches not annulled.
+    ``active``: the match each table plays now."""
+    active = active or set()
     by_key: dict[str, dict] = {}
     for m in matches:
         if m.get("pairing"):
             by_key[m["pairing"]] = m
     rounds = []
     for pairs in round_robin(tournament["players"]):
-        rounds.append([{"a": a, "b": b, "key": pairing_key(a, b),
-                        "match": by_key.get(pairing_key(a, b))} for a, b in pairs])
-    return {"rounds": rounds, "standings": standings(tournament["players"], matches)}
+        rows = []
+        for a, b in pairs:
+            m = by_key.get(pairing_key(a, b))
+            rows.append({"a": a, "b": b, "key": pairing_key(a, b), "match": m,
+                         "status": pairing_status(m, active)})
+        rounds.append(rows)
+    counted = [m for m in matches if not m.get("annulled")]
+    return {"rounds": rounds, "standings": standings(tournament["players"], counted)}
 
 
 def export_csv(row: dict) -> str:
@@ -212,3 +237,51 @@ def export_csv(row: dict) -> str:
 
 def all_pairs(players: list[str]) -> list[tuple[str, str]]:
     return list(combinations(players, 2))
+
+
+def _tiles(placed: dict) -> str:
+    return " ".join(f"{c}={v}" for c, v in placed.items())
+
+
+def event_sentence(event: dict, steps: list[dict]) -> str:
+    """One event of a match's log as a sentence with the player's name: who placed
+    what and scored how much (the x2 included), passed, corrected, kept back,
+    finished, annulled. ``steps``: the match's ``replay_steps`` (points per turn)."""
+    kind, p = event["kind"], event.get("payload") or {}
+    number = event.get("turn_number")
+    step = steps[number]["turn"] if isinstance(number, int) and 0 < number < len(steps) else None
+    player = p.get("player") or (step or {}).get("player") or "?"
+    if kind == "start":
+        players = p.get("players") or []
+        starter = (p.get("record") or {}).get("starter") or (players[0] if players else "?")
+        return say.EVENT_START.format(players=", ".join(players), starter=starter)
+    if kind == "turn":
+        placed = p.get("placed") or {}
+        if not placed:
+            return say.EVENT_PASS.format(player=player)
+        if not p.get("legal", True):
+            reasons = "; ".join(v.get("message", "") for v in p.get("violations") or [])
+            return say.EVENT_FLAGGED.format(player=player, tiles=_tiles(placed), reasons=reasons)
+        pts = sum((step or {}).get("points", {}).values()) if step else 0
+        gain = (step or {}).get("gain", pts)
+        return say.EVENT_TURN.format(player=player, tiles=_tiles(placed),
+                                     points=say.points_phrase(pts, gain))
+    if kind == "correction":
+        if p.get("turn"):
+            return say.EVENT_LATE.format(cell=p.get("cell"), value=p.get("value"), turn=p["turn"])
+        if p.get("value") is None:
+            return say.EVENT_CLEAR.format(cell=p.get("cell"))
+        return say.EVENT_SET.format(cell=p.get("cell"), value=p.get("value"))
+    if kind == "held":
+        tiles = " ".join(map(str, p.get("tiles") or []))
+        if p.get("player") and p.get("turn"):
+            return say.EVENT_HELD.format(player=p["player"], tiles=tiles, turn=p["turn"])
+        return say.EVENT_HELD_UNNAMED.format(tiles=tiles)
+    if kind == "finish":
+        minus = p.get("minus") or {}
+        return say.EVENT_FINISH.format(
+            minus=", ".join(f"{q} {n}" for q, n in minus.items()) or "none")
+    if kind == "annul":
+        return say.EVENT_ANNUL.format(reason=p.get("reason", ""))
+    simple = {"accept": say.EVENT_ACCEPT, "reject": say.EVENT_REJECT, "undo": say.EVENT_UNDO}
+    return simple.get(kind) or say.EVENT_OTHER.format(kind=kind.replace("-", " ").capitalize())
