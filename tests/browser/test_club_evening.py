@@ -1,0 +1,84 @@
+"""A club evening in a real browser (issue 39): a whole demo game to its winner, an
+annulled match, tournament pairings whose refusals are toasts with the way out."""
+
+from __future__ import annotations
+
+from .conftest import sign_in
+
+FIRST = {"H8": 6, "H7": 5, "G7": 5}
+
+
+def test_a_whole_demo_game_to_its_winner(server, page):
+    # the rules-only demo, fast: every turn of a whole game, then the result
+    srv = server("--source", "sim", "--demo-interval", "0.02")
+    page.goto(srv.url)
+    page.wait_for_function("() => window.ZatreLive && window.ZatreLive.state.finished",
+                           timeout=120000)
+    st = page.evaluate("() => window.ZatreLive.state")
+    assert st["source"] == "demo" and st["winners"] and st["turns_played"] > 10
+    assert page.inner_text("#who") == " & ".join(st["winners"]) + " won"
+    assert page.locator("#sheets .winner-badge").count() == len(st["winners"])
+    minus = {p: s["minus"] for p, s in st["sheets"].items()}
+    for p, pips in minus.items():  # the minus points are on the sheets
+        cell = page.locator(f'#sheets td.minus[data-player="{p}"]').inner_text()
+        assert cell == (f"-{pips}" if pips else "")
+    first_id = st["match_id"]
+    page.goto(srv.url + "/matches")
+    row = page.locator("#history tbody tr").first
+    assert "demo" in row.inner_text()
+    assert st["winners"][0] in row.inner_text()
+    page.goto(srv.url + "/rankings")
+    assert st["winners"][0] not in page.inner_text("main")     # demo games are not ranked
+    page.goto(srv.url)  # after the result, a new game
+    page.wait_for_function(f"() => window.ZatreLive.state.match_id > {first_id}", timeout=30000)
+
+
+def test_an_operator_annuls_a_match_and_history_says_why(server, page):
+    srv = server("--source", "none")
+    srv.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
+    srv.post("/table/turn", {"placed": FIRST})
+    sign_in(page, srv.url)
+    page.goto(srv.url + "/matches/1")
+    page.click("#annul-box summary")
+    page.fill("#annul-reason", "Ben sat at the wrong table")
+    page.click("#annul-submit")
+    page.wait_for_selector("#annulled")
+    assert "Annulled: Ben sat at the wrong table" in page.inner_text("#annulled")
+    assert "Match 1 annulled" in page.inner_text("#toast")
+    assert "Match annulled: Ben sat at the wrong table" in page.text_content("ol.events")
+    page.goto(srv.url + "/matches")
+    assert "annulled" in page.inner_text("#history") and "wrong table" in page.inner_text("#history")
+    page.goto(srv.url)
+    assert page.inner_text("#who") == "No match"
+    assert srv.get("/api/matches/1")["id"] == 1  # kept in the records
+
+
+def test_play_at_this_table_while_a_match_runs_is_a_choice_not_a_409_page(server, page):
+    srv = server("--source", "none")
+    sign_in(page, srv.url)
+    page.goto(srv.url + "/tournaments")
+    page.fill('#tournament-form input[name="name"]', "Herbst-Cup 2026 (Süd)")
+    page.fill('#tournament-form textarea[name="players"]', "Ann, Ben, Cleo")
+    page.click("#tournament-form button")
+    page.wait_for_selector("#standings")
+    assert "Herbst-Cup 2026 (Süd)" in page.inner_text("h1")
+    page.click('li[data-pairing="Ann|Ben"] button')
+    page.wait_for_selector("#controls")
+    srv.post("/table/turn", {"placed": FIRST})
+    page.goto(srv.url + "/tournaments/1")
+    assert page.get_attribute('li[data-pairing="Ann|Ben"]', "data-status") == "playing"
+    page.click('li[data-pairing="Ann|Cleo"] button')
+    page.wait_for_selector("#toast-choice")
+    assert "still running" in page.inner_text("#toast") and page.url.endswith("/tournaments/1")
+    page.click("#toast-choice")                     # end it unfinished, play this pairing
+    page.wait_for_selector("#controls")
+    assert srv.get("/api/state")["players"] in (["Ann", "Cleo"], ["Cleo", "Ann"])
+    page.goto(srv.url + "/tournaments/1")
+    assert page.get_attribute('li[data-pairing="Ann|Ben"]', "data-status") == "unfinished"
+    assert "Play again" in page.inner_text('li[data-pairing="Ann|Ben"]')
+    page.goto(srv.url + "/tournaments")
+    page.fill('#tournament-form input[name="name"]', "Cup <2>")
+    page.fill('#tournament-form textarea[name="players"]', "Ann, Ben, Cleo")
+    page.click("#tournament-form button")
+    page.wait_for_selector("#toast.bad:not([hidden])")
+    assert "cannot hold '<' '>'" in page.inner_text("#toast") and page.url.endswith("/tournaments")
