@@ -122,3 +122,47 @@ def test_a_pass_says_passed_and_a_turn_says_its_points(operator, playing):
     assert r.get_json()["message"] == "Passed: Ben places nothing this turn."
     r = operator.post_json("/table/turn", {"placed": {"G8": 5}})
     assert r.get_json()["message"].startswith("Turn scored: Ann ")
+
+
+def _csv(resp):
+    import csv
+    import io
+    assert resp.status_code == 200 and resp.mimetype == "text/csv"
+    return list(csv.reader(io.StringIO(resp.data.decode())))
+
+
+def test_csv_exports_are_one_dated_table_each(operator, playing, table):
+    table.commit_turn({}, source="manual")
+    table.finish({"Ann": 0, "Ben": 5})
+    turns = _csv(operator.get("/matches/1/export.csv"))
+    assert turns[0][-1] == "date" and all(len(r) == len(turns[0]) for r in turns)
+    assert [r[1] for r in turns[1:]] == ["1", "2"], turns
+    assert all(r[-1][:4] == "2026" for r in turns[1:]), turns
+    assert "turns.csv" in operator.get("/matches/1/export.csv").headers["Content-Disposition"]
+    sheets = _csv(operator.get("/matches/1/sheets.csv"))
+    assert sheets[0] == ["match", "date", "ended", "player", "rows_total", "minus",
+                         "grand_total", "winner"]
+    assert [(r[3], r[5], r[7]) for r in sheets[1:]] == [("Ann", "0", "1"), ("Ben", "5", "0")]
+    assert all(r[1] and r[2] for r in sheets[1:]) and len({len(r) for r in sheets}) == 1
+
+
+def test_a_seasons_export_holds_every_match(operator, table):
+    _finished(table, ["Ann", "Ben"])
+    table.new_match(["Cleo", "Dora"], "Cleo")            # left unfinished below
+    table.new_match(["Eve", "Finn"], "Eve")              # playing, then annulled
+    table.annul(3, "test")
+    table.new_match(["Gus", "Hal"], "Gus")               # the table plays it now
+    rows = _csv(operator.get("/seasons/2025/matches.csv"))
+    status = {(r[0], r[10]): r[7] for r in rows[1:]}
+    assert status[("1", "Ann")] == "finished" and status[("2", "Cleo")] == "unfinished"
+    assert status[("3", "Eve")] == "annulled" and status[("4", "Gus")] == "playing"
+    assert len(rows) == 1 + 8 and rows[0][1] == "date"
+    assert operator.get("/seasons/1999/matches.csv").status_code == 404
+    assert 'id="season-export"' in operator.get("/rankings?season=2025").get_data(as_text=True)
+
+
+def test_the_printable_sheet_marks_the_winner_and_has_a_print_button(operator, playing, table):
+    table.finish({"Ann": 0, "Ben": 0})
+    page = operator.get("/matches/1/print").get_data(as_text=True)
+    assert 'id="print-button"' in page and "print.js" in page
+    assert "Winner: Ann" in page and page.count('class="winner-badge"') == 1

@@ -16,12 +16,15 @@ from .records import (
     counts_for_rankings,
     event_sentence,
     export_csv,
+    export_season_csv,
+    export_sheet_csv,
     match_document,
     match_summary,
     rankings,
     replay_steps,
     stored_result,
     tournament_view,
+    turn_dates,
 )
 
 bp = Blueprint("pages", __name__)
@@ -130,7 +133,8 @@ def print_sheet(match_id: int):
     if _cards(row):
         return cards.print_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
-    return render_template("print.html", match=match_summary(row), sheets=steps[-1]["sheets"])
+    return render_template("print.html", match=match_summary(row), sheets=steps[-1]["sheets"],
+                           winners=row["winners"] if row["finished"] else [])
 
 
 @bp.get("/matches/<int:match_id>/export.json")
@@ -141,13 +145,36 @@ def export_json(match_id: int):
                              f'attachment; filename="zatre-match-{match_id}.json"'})
 
 
+def _csv(text: str, filename: str) -> Response:
+    return Response(text, mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
 @bp.get("/matches/<int:match_id>/export.csv")
 def export_csv_view(match_id: int):
+    """The match's turns, one table (the sheets are ``sheets.csv``)."""
     row = _match(match_id)
-    text = cards.export_card_csv(row) if _cards(row) else export_csv(row)
-    return Response(text, mimetype="text/csv",
-                    headers={"Content-Disposition":
-                             f'attachment; filename="zatre-match-{match_id}.csv"'})
+    dates = turn_dates(ctx().store.events(match_id))
+    text = (cards.export_card_csv(row, "turns", dates) if _cards(row)
+            else export_csv(row, dates))
+    return _csv(text, f"zatre-match-{match_id}-turns.csv")
+
+
+@bp.get("/matches/<int:match_id>/sheets.csv")
+def export_sheets_view(match_id: int):
+    row = _match(match_id)
+    text = cards.export_card_csv(row, "sheets") if _cards(row) else export_sheet_csv(row)
+    return _csv(text, f"zatre-match-{match_id}-sheets.csv")
+
+
+@bp.get("/seasons/<season>/matches.csv")
+def export_season_view(season: str):
+    """Every match of a season (finished, unfinished, annulled), one line per player."""
+    store = ctx().store
+    if season not in store.seasons():
+        abort(404, f"no season {season[:40]!r}")
+    return _csv(export_season_csv(store.season_matches(season), store.active_match_ids()),
+                f"zatre-season-{season}.csv")
 
 
 @bp.get("/matches/<int:match_id>/turns/<int:number>/snapshot.jpg")

@@ -214,24 +214,69 @@ def tournament_view(tournament: dict, matches: list[dict], active: set[int] | No
     return {"rounds": rounds, "standings": standings(tournament["players"], counted)}
 
 
-def export_csv(row: dict) -> str:
-    """One line per turn (points per sum, crosses, legality), then the sheet totals."""
+def turn_dates(events: list[dict]) -> dict[int, str]:
+    """When each turn (1 first) was entered, from the match's events (the latest
+    event that names the turn: an accepted flagged turn is dated by its acceptance)."""
+    return {e["turn_number"]: e["created"] for e in events
+            if e.get("turn_number") and e["kind"] in ("turn", "accept")}
+
+
+def export_csv(row: dict, dates: dict[int, str] | None = None) -> str:
+    """The turns of a match, one line each (points per sum, crosses, legality, date):
+    one table, the sheets are ``export_sheet_csv``."""
     result = score_as_recorded(row["record"])
+    dates = dates or {}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["match", "turn", "player", "placed", "legal", "override", "points_10",
-                "points_11", "points_12", "crosses", "violations"])
+                "points_11", "points_12", "crosses", "violations", "date"])
     for k, t in enumerate(result["turns"], start=1):
         w.writerow([row["id"], k, t["player"],
                     " ".join(f"{c}={v}" for c, v in t["placed"].items()) or "pass",
                     int(t["legal"]), int(bool(t.get("override"))), t["points"]["10"],
                     t["points"]["11"], t["points"]["12"], t["crosses"],
-                    "; ".join(v["message"] for v in t["violations"])])
-    w.writerow([])
-    w.writerow(["match", "player", "rows_total", "minus", "grand_total", "winner"])
+                    "; ".join(v["message"] for v in t["violations"]), dates.get(k, "")])
+    return buf.getvalue()
+
+
+def export_sheet_csv(row: dict) -> str:
+    """The sheets of a match, one line per player: one table, dated."""
+    result = score_as_recorded(row["record"])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["match", "date", "ended", "player", "rows_total", "minus", "grand_total",
+                "winner"])
     for p, s in result["sheets"].items():
-        w.writerow([row["id"], p, s["total"] + s["minus"], s["minus"], s["total"],
-                    int(p in row["winners"])])
+        w.writerow([row["id"], row["created"], row["updated"] if row["finished"] else "", p,
+                    s["total"] + s["minus"], s["minus"], s["total"],
+                    int(p in row["winners"] and row["finished"])])
+    return buf.getvalue()
+
+
+def match_status(row: dict, active: set[int]) -> str:
+    """finished, playing, unfinished or annulled."""
+    if row.get("annulled"):
+        return "annulled"
+    if row["finished"]:
+        return "finished"
+    return "playing" if row["id"] in active else "unfinished"
+
+
+def export_season_csv(rows: list[dict], active: set[int]) -> str:
+    """Every match of a season, one line per player: one table (the club's records)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["match", "date", "ended", "season", "table", "game", "source", "status",
+                "annulled_reason", "tournament", "player", "grand_total", "winner"])
+    for row in rows:
+        status = match_status(row, active)
+        for p in row["players"]:
+            w.writerow([row["id"], row["created"], row["updated"] if row["finished"] else "",
+                        row.get("season") or "", row["table_name"],
+                        (row.get("record") or {}).get("variant", "board"),
+                        row.get("source") or "", status, row.get("annulled") or "",
+                        row.get("tournament_id") or "", p, row["totals"].get(p, 0),
+                        int(row["finished"] and p in row["winners"])])
     return buf.getvalue()
 
 
