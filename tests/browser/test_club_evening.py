@@ -82,3 +82,36 @@ def test_play_at_this_table_while_a_match_runs_is_a_choice_not_a_409_page(server
     page.click("#tournament-form button")
     page.wait_for_selector("#toast.bad:not([hidden])")
     assert "cannot hold '<' '>'" in page.inner_text("#toast") and page.url.endswith("/tournaments")
+
+
+def test_club_overview_with_two_tables_on_postgresql(server, page, tmp_path):
+    from ..databases import Databases
+
+    db = Databases("postgresql", tmp_path)         # skipped, with the reason, without one
+    try:
+        one = server("--source", "none", "--db", db.url, "--table", "table-1")
+        two = server("--source", "none", "--db", db.url, "--table", "table-2")
+        one.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
+        one.post("/table/turn", {"placed": FIRST})
+        two.post("/setup", {"players": ["Cleo", "Dora"], "starter": "Dora", "camera": "none"})
+        club = server("--club", "--db", db.url)
+        page.goto(club.url)
+        assert page.url.endswith("/club")
+        page.wait_for_selector('article[data-table="table-2"]')
+        t1 = page.locator('article[data-table="table-1"]')
+        assert "Ben to play · turn 2" in t1.inner_text()
+        assert t1.locator('li[data-player="Ann"] b').inner_text() == "6"
+        assert t1.locator('g.tile[data-cell="H8"]').count() == 1          # the thumbnail
+        assert t1.locator("a").get_attribute("href") == one.url + "/"
+        t2 = page.locator('article[data-table="table-2"]')
+        assert "Dora to play · turn 1" in t2.inner_text()
+        assert t2.locator("a").get_attribute("href") == two.url + "/"
+        two.post("/table/turn", {"placed": FIRST})                      # live, by polling
+        page.wait_for_function(
+            "() => document.querySelector('article[data-table=\"table-2\"]')"
+            ".innerText.includes('Cleo to play')", timeout=15000)
+        page.click('article[data-table="table-1"] a')
+        page.wait_for_selector("#board")
+        assert page.url == one.url + "/"
+    finally:
+        db.drop()

@@ -40,6 +40,8 @@ class ZatreContext:
     stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(4, 16))
     #: the writes applied lately, so that a repeat changes nothing (see once)
     writes: WriteLog = field(default_factory=WriteLog)
+    #: ``zatre serve --club``: the club overview is the home page; no table of its own
+    club: bool = False
 
 
 def wants_json() -> bool:
@@ -110,6 +112,7 @@ def create_app(config: Settings, table: Table, store: Store,
         api,
         calibration,
         cards,
+        club,
         coach,
         live_view,
         pages,
@@ -127,6 +130,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(coach.bp)
     app.register_blueprint(live_view.bp)
     app.register_blueprint(tile_learning.bp)
+    app.register_blueprint(club.bp)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor

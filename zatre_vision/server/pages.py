@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from ..rules.board import LIGHT, NAMES, START, row_col
 from ..rules.record import RecordError
@@ -70,6 +79,8 @@ def _match(match_id: int) -> dict:
 
 @bp.get("/")
 def table():
+    if ctx().club:  # zatre serve --club: no table of its own, every table's match
+        return redirect(url_for("club.overview"))
     state = ctx().table.state()
     if state.get("variant") == "cards":
         return cards.table_page(state, "table")

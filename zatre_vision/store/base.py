@@ -164,6 +164,11 @@ class Store:
         rows = self._rows("SELECT match_id FROM tables WHERE match_id IS NOT NULL")
         return {int(r["match_id"]) for r in rows}
 
+    def tables(self) -> list[dict]:
+        """Every table that has played here: ``name`` and the ``match_id`` it plays now
+        (None after its match was annulled), by name."""
+        return self._rows("SELECT name, match_id FROM tables ORDER BY name")
+
     def get_match(self, match_id: int) -> dict | None:
         row = self._one("SELECT * FROM matches WHERE id = ?", (match_id,))
         return _decode_match(row) if row else None
