@@ -115,3 +115,31 @@ def test_club_overview_with_two_tables_on_postgresql(server, page, tmp_path):
         assert page.url == one.url + "/"
     finally:
         db.drop()
+
+
+def test_held_tiles_name_their_turn_and_after_the_end_only_what_applies(server, page):
+    srv = server("--source", "none")
+    srv.post("/setup", {"players": ["Erik", "Fiona"], "starter": "Fiona", "camera": "none"})
+    srv.post("/table/turn", {"placed": FIRST})
+    srv.post("/table/turn", {"placed": {"G8": 5}})          # Erik keeps one tile back
+    sign_in(page, srv.url)
+    page.wait_for_function("() => window.ZatreLive && window.ZatreLive.state.turns_played === 2")
+    options = page.locator("#held-turn option").all_inner_texts()
+    assert options == ["turn 2 by Erik", "turn 1 by Fiona"]   # newest first, chosen
+    page.fill("#held-tiles", "6")
+    page.click("#held-form button")
+    page.wait_for_function("() => window.ZatreLive.state.held.Erik")
+    assert "kept back by Erik in turn 2" in page.inner_text("#toast")
+    # a refusal: a toast at the foot of the page, clear of the turn card
+    page.evaluate("() => window.Zatre.post('/table/end-turn')")
+    page.wait_for_selector("#toast.bad:not([hidden])")
+    toast, card = page.locator("#toast").bounding_box(), page.locator(".turn-card").bounding_box()
+    assert toast["y"] > card["y"] + card["height"] or toast["x"] > card["x"] + card["width"] \
+        or toast["x"] + toast["width"] < card["x"]
+    srv.post("/table/finish", {"minus": {"Erik": [6], "Fiona": 0}})
+    page.wait_for_function("() => window.ZatreLive.state.finished")
+    assert page.locator('#mode button[data-mode="enter"]').is_hidden()
+    assert page.locator("#finish-box").is_hidden() and page.locator("#held-form").is_hidden()
+    assert page.locator('#mode button[data-mode="correct"]').is_visible()
+    assert page.locator("#undo").is_visible()                 # it reopens the match
+    assert page.inner_text("#who") == "Fiona won"

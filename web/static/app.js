@@ -339,6 +339,7 @@
       const sel = $("#held-turn");
       if (!sel) return;
       const turns = state.turn_players || [];
+      $("#held-form").hidden = !turns.length || !!state.finished;
       const key = `${state.match_id}|${turns.length}`;
       if (sel._key === key) return;
       sel._key = key;
@@ -349,7 +350,6 @@
         seen.add(turns[k - 1]);
         el("option", { value: String(k), text: `turn ${k} by ${turns[k - 1]}` }, sel);
       }
-      $("#held-form").hidden = !turns.length || !!state.finished;
     }
 
     function renderAlerts() {
