@@ -38,7 +38,9 @@ def test_an_operator_annuls_a_match_and_history_says_why(server, page):
     srv.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
     srv.post("/table/turn", {"placed": FIRST})
     sign_in(page, srv.url)
-    page.goto(srv.url + "/matches/1")
+    page.click("#match-page-link")                   # from the table to its match page
+    page.wait_for_selector("#annul-box")
+    assert page.url.endswith("/matches/1")
     page.click("#annul-box summary")
     page.fill("#annul-reason", "Ben sat at the wrong table")
     page.click("#annul-submit")

@@ -318,6 +318,8 @@
       if (over && mode === "enter") { const v = $('#mode [data-mode="view"]'); if (v) v.click(); }
       const finishBox = $("#finish-box");
       if (finishBox) finishBox.hidden = over;
+      const matchLink = $("#match-page-link");  // annul a match started by mistake there
+      if (matchLink) { matchLink.hidden = !state.match_id; if (state.match_id) matchLink.href = `/matches/${state.match_id}`; }
       const camEl = $("#camera-state");
       if (camEl) {
         camEl.textContent = cam.state || "off";
