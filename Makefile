@@ -47,8 +47,34 @@ test-pi: $(PI_VENV)/.installed-test
 	$(PI_VENV)/bin/python -m zatre_vision.import_check numpy cv2 onnxruntime
 	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
+# Regenerates every result file under benchmarks/results/ from a fresh clone, each with
+# the commit, date, machine and command that made it (hours on a shared 2-core machine;
+# the vision and tracking runs need the committed models). Photos from outside the
+# repository (OUTSIDE_PHOTOS) are measured only where that folder exists.
+R := benchmarks/results
+OUTSIDE_PHOTOS ?= ../shared/photos/outside-renderer
 bench: $(VENV)/.installed
 	$(BIN)/zatre bench rules
+	$(BIN)/zatre bench analyse
+	$(BIN)/zatre bench startup
+	$(BIN)/zatre bench bad-input
+	$(BIN)/zatre bench camera
+	$(BIN)/zatre bench synth
+	$(BIN)/zatre bench sse
+	$(BIN)/zatre bench load
+	$(BIN)/zatre bench serve
+	$(BIN)/zatre bench adapt
+	$(BIN)/zatre bench vision --photos 150 --no-card --out $(R)/vision.json
+	$(BIN)/zatre bench vision --seed 8101 --out $(R)/vision-seed-8101.json
+	$(BIN)/zatre bench vision --ranges training --photos 200 --seed 9002 --out $(R)/vision-training-ranges.json
+	$(BIN)/zatre bench vision --board scanned --photos 60 --no-card --out $(R)/vision-scanned-board.json
+	if [ -d "$(OUTSIDE_PHOTOS)" ]; then $(BIN)/zatre bench vision --folder "$(OUTSIDE_PHOTOS)" --out $(R)/vision-outside.json; \
+	else echo "$(OUTSIDE_PHOTOS) not found: $(R)/vision-outside.json kept as it is"; fi
+	$(BIN)/zatre bench tracking --ranges training
+	$(BIN)/zatre bench tracking --ranges wide
+	$(BIN)/zatre bench tracking --ranges wide --games 10 --out $(R)/tracking-wide-first10.json
+	$(BIN)/zatre bench tracking --ranges training --games 5 --hurried
+	$(BIN)/zatre bench tracking --ranges heldout-tiles --hurried --games 6
 
 clean:
 	rm -rf $(VENV) $(PI_VENV) build *.egg-info .pytest_cache .hypothesis

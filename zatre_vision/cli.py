@@ -13,8 +13,10 @@ from pathlib import Path
 
 import click
 
+from .bench.results import write_bench_result
 from .doctor import doctor
 from .errors import InputError, check_output_file, run_guarded
+from .json_files import read_json_file
 
 #: Commands loaded only when they run (or their own --help is asked for), so that
 #: `zatre --help` and `zatre score` load no OpenCV, onnxruntime or Flask:
@@ -105,40 +107,6 @@ def main() -> None:
     """Zatre Vision: reads a Zatre board with a camera and keeps the score."""
 
 
-#: the largest game record read (a long game's record is well under 1 MB)
-MAX_RECORD_BYTES = 16 * 1024 * 1024
-
-
-def read_json_file(path: str) -> object:
-    """Decode a JSON file ('-' for standard input); InputError on any problem. Only a
-    regular file is read (a FIFO or a device is refused without blocking), and at most
-    ``MAX_RECORD_BYTES``."""
-    from .bounded_io import FileRefused, read_regular_file, read_stream
-
-    try:
-        raw = (read_stream(sys.stdin.buffer, MAX_RECORD_BYTES) if path == "-"
-               else read_regular_file(path, MAX_RECORD_BYTES))
-        text = raw.decode("utf-8")
-    except FileRefused as exc:
-        raise InputError(f"{path}: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
-    return decode_json(text, path)
-
-
-def decode_json(text: str, where: str) -> object:
-    """``json.loads`` with every way it can fail (bad syntax, a number of thousands of
-    digits, nesting too deep for the parser) as an InputError naming ``where``."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except ValueError as exc:  # a number too long to convert
-        raise InputError(f"{where}: not usable JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(f"{where}: not usable JSON (nested too deeply)") from None
-
-
 def emit_json(obj: object, indent: int | None) -> None:
     click.echo(json.dumps(obj, indent=indent, ensure_ascii=False))
 
@@ -152,7 +120,8 @@ def score(game: str, indent: int | None) -> None:
 
     A record with "variant": "cards" is a card game (positions "x,y", cards 0 to 6).
     """
-    from .rules.record import RecordError, score_record
+    from .rules.record import RecordError
+    from .variants import score_record
 
     data = read_json_file(game)
     try:
@@ -209,14 +178,6 @@ def bench() -> None:
     """Benchmarks; each writes its results file under benchmarks/results/."""
 
 
-def _write_bench_result(out: str, result: dict, shown: dict | None = None) -> None:
-    """Write a benchmark's result file and print its summary (or ``shown``)."""
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(json.dumps(result["summary"] if shown is None else shown, indent=2))
-    click.echo(f"results written to {out}", err=True)
-
-
 @bench.command("rules")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/rules.json", show_default=True)
@@ -227,7 +188,7 @@ def bench_rules(out: str, positions: int) -> None:
 
     check_output_file(out)
     result = run_rules_benchmark(positions=positions, progress=True)
-    _write_bench_result(out, result)
+    write_bench_result(out, result)
 
 
 @bench.command("analyse")
@@ -242,7 +203,7 @@ def bench_analyse(out: str, hard: int) -> None:
     check_output_file(out)
     command = f"zatre bench analyse --hard {hard}"
     result = run_analysis_benchmark(hard=hard, progress=True, command=command)
-    _write_bench_result(out, result)
+    write_bench_result(out, result)
 @bench.command("load")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/results/serve_load.json", show_default=True)
@@ -255,19 +216,18 @@ def bench_analyse(out: str, hard: int) -> None:
 def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float) -> None:
     """zatre serve under open live views and idle sockets while the operator plays
     (loopback only; exit 1 if a target is missed)."""
-    import sys
 
-    from .bench.load_bench import run_load_benchmark, write_result
+    from .bench.load_bench import run_load_benchmark
 
     check_output_file(out)
+    command = "zatre bench load " + " ".join(sys.argv[3:])
     result = run_load_benchmark(streams=streams, idle=idle, rate=rate, seconds=seconds,
-                                command="zatre bench load " + " ".join(sys.argv[3:]))
-    write_result(result, Path(out))
-    click.echo(json.dumps({k: result[k] for k in ("ok", "p99_ratio_load_to_baseline",
-                                                  "errors")}
-                          | {"load_p99_ms": result["load"]["all"]["p99_ms"],
-                             "missed_versions": result["streams"]["missed_versions"]}, indent=2))
-    click.echo(f"results written to {out}", err=True)
+                                command=command)
+    write_bench_result(out, result, {k: result[k] for k in ("ok", "p99_ratio_load_to_baseline",
+                                                             "errors")}
+                       | {"load_p99_ms": result["load"]["all"]["p99_ms"],
+                          "missed_versions": result["streams"]["missed_versions"]},
+                       command=command)
     if not result["ok"]:
         raise SystemExit(1)
 
@@ -293,7 +253,6 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
                    ranges: str, hurried: bool) -> None:
     """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
     import shlex
-    import sys
 
     import cv2
 
@@ -314,7 +273,7 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
                                         command=command)
     except NoHeldTilesError as exc:
         raise InputError(str(exc)) from None
-    _write_bench_result(out, result)
+    write_bench_result(out, result)
 
 
 @bench.command("camera")
@@ -325,13 +284,11 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
               help="Measured time of each run (paced, then the unpaced baseline).")
 def bench_camera(out: str, fps: float, seconds: float) -> None:
     """A 30 fps camera configured at --fps through the camera service: rate, CPU, RSS."""
-    from .bench.bad_input import run_info
     from .bench.camera_pacing import run_camera_benchmark
 
     check_output_file(out)
-    result = {**run_info(f"zatre bench camera --fps {fps:g} --seconds {seconds:g}"),
-              **run_camera_benchmark(fps, seconds)}
-    _write_bench_result(out, result)
+    write_bench_result(out, run_camera_benchmark(fps, seconds),
+                       command=f"zatre bench camera --fps {fps:g} --seconds {seconds:g}")
 
 
 @bench.command("adapt")
@@ -357,7 +314,7 @@ def bench_adapt(out: str, test_photos: int, styles: str | None) -> None:
                          f"(known: {', '.join(HELD_OUT_STYLES)})")
     cv2.setNumThreads(1)
     result = run_adapt_benchmark(_reader(None, None, False), names, test=test_photos)
-    _write_bench_result(out, result)
+    write_bench_result(out, result)
 
 
 @bench.command("startup")
@@ -366,12 +323,11 @@ def bench_adapt(out: str, test_photos: int, styles: str | None) -> None:
 @click.option("--runs", type=click.IntRange(3, 100), default=10, show_default=True)
 def bench_startup(out: str, runs: int) -> None:
     """Start-up time of `zatre --help` and `zatre score`, against eager imports."""
-    from .bench.bad_input import run_info
     from .bench.startup import run_startup_benchmark
 
     check_output_file(out)
-    result = {**run_info(f"zatre bench startup --runs {runs}"), **run_startup_benchmark(runs)}
-    _write_bench_result(out, result)
+    write_bench_result(out, run_startup_benchmark(runs),
+                       command=f"zatre bench startup --runs {runs}")
 
 
 @bench.command("bad-input")
@@ -383,15 +339,74 @@ def bench_startup(out: str, runs: int) -> None:
               help="Address-space cap of the process that reads them.")
 def bench_bad_input(out: str, images: int, records: int, cap_mb: int) -> None:
     """Corrupt images, image bombs, special files and mutated records under a memory cap."""
-    from .bench.bad_input import run_capped, run_info
+    from .bench.bad_input import run_capped
 
     check_output_file(out)
-    result = {**run_info(f"zatre bench bad-input --images {images} --records {records} "
-                         f"--cap-mb {cap_mb}"), **run_capped(images, records, cap_mb)}
-    _write_bench_result(out, result, {k: result.get(k) for k in ("crashes", "hangs",
-                                                                  "peak_rss_mb", "seconds")})
+    result = run_capped(images, records, cap_mb)
+    write_bench_result(out, result, {k: result.get(k) for k in ("crashes", "hangs",
+                                                                 "peak_rss_mb", "seconds")},
+                       command=f"zatre bench bad-input --images {images} --records {records} "
+                               f"--cap-mb {cap_mb}")
     if result.get("crashes") or result.get("hangs"):
         raise SystemExit(1)
+
+
+
+@bench.command("serve")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/serve.json", show_default=True)
+@click.option("--game", type=click.Path(file_okay=False, exists=True), default=None,
+              help="A recorded game folder (zatre synth game); default: seed 5, 10 turns, "
+              "1280x960, rendered afresh.")
+@click.option("--model", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="ONNX model [default: models/pips.onnx].")
+@click.option("--runs", type=click.IntRange(1, 50), default=5, show_default=True,
+              help="Start-ups timed.")
+@click.option("--timeout", type=click.FloatRange(10, 3600), default=300.0, show_default=True,
+              help="Longest replay of the game through the server, in seconds.")
+def bench_serve(out: str, game: str | None, model: str | None, runs: int,
+                timeout: float) -> None:
+    """zatre serve: start-up time, memory while it replays a game, cost per frame."""
+    from .bench.serve_bench import run_serve_benchmark
+
+    check_output_file(out)
+    result = run_serve_benchmark(Path(game) if game else None,
+                                 str(Path(model).resolve()) if model else None, runs, timeout)
+    write_bench_result(out, result)
+
+
+@bench.command("sse")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/sse_load.json", show_default=True)
+@click.option("--clients", type=click.IntRange(1, 500), default=50, show_default=True)
+@click.option("--pace", type=click.FloatRange(0.01, 10), default=0.1, show_default=True,
+              help="Seconds between turns.")
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True)
+@click.option("--threads", type=click.IntRange(4, 512), default=96, show_default=True,
+              help="Server threads.")
+def bench_sse(out: str, clients: int, pace: float, seed: int, threads: int) -> None:
+    """Spectators on the event stream while a game plays (loopback; exit 1 if one missed
+    an event)."""
+    from .bench.sse_bench import run_sse_benchmark
+
+    check_output_file(out)
+    result = run_sse_benchmark(clients, pace, seed, threads)
+    write_bench_result(out, result)
+    if not result["ok"]:
+        raise SystemExit(1)
+
+
+@bench.command("synth")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/synth.json", show_default=True)
+@click.option("--photos", type=click.IntRange(1, 10000), default=60, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True)
+def bench_synth(out: str, photos: int, seed: int) -> None:
+    """Synthetic photos per second at 1280x960 on one core."""
+    from .bench.synth_bench import run_synth_benchmark
+
+    check_output_file(out)
+    write_bench_result(out, run_synth_benchmark(photos, seed))
 
 
 main.add_command(doctor)

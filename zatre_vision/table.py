@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .card_table import (
+from .cards.table import (
     CARDS,
     CardMatchError,
     TableCardMatch,

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from zatre_vision.simulate_cards import CardSimulation
+from zatre_vision.cards.simulate import CardSimulation
 
 CARD_EXAMPLE = {
     "variant": "cards",

@@ -24,8 +24,8 @@ from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.rules.turn import score_lines
 from zatre_vision.simulate import Simulation
 
+from . import oracle
 from .bag_hands import hands_from_bag
-from .test_moves import brute_force_legal
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -78,7 +78,7 @@ def small_positions(draw):
 @given(small_positions(), st.randoms(use_true_random=False))
 def test_best_move_is_legal_and_nothing_legal_beats_it(case, rnd):
     board, sheet, hand = case
-    legal = brute_force_legal(board, hand)
+    legal = oracle.legal_turns(board.to_dict(), hand)  # every legal move, from rules.md
     if legal == {frozenset()}:
         return  # nothing placeable: a pass (covered below)
     played = dict(rnd.choice(sorted(sorted(m) for m in legal)))
@@ -87,7 +87,7 @@ def test_best_move_is_legal_and_nothing_legal_beats_it(case, rnd):
     for best in (turn.best_points, turn.best_value):
         assert check_turn(board, best.placed, hand=hand).legal
         assert frozenset(best.placed.items()) in legal
-    # brute force: every legal move, valued the slow way, is no better
+    # every legal move, valued the slow way, is no better
     valued = [measures(board, sheet, dict(m)) for m in legal]
     assert turn.best_points.points == max(p for p, _ in valued)
     assert turn.best_value.value == pytest.approx(max(v for _, v in valued), abs=1e-9)

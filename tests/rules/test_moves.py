@@ -1,6 +1,4 @@
-"""Move generation against a brute-force reference, hints, and the best-move evaluator."""
-
-import itertools
+"""Move generation against the rules oracle, hints, and the best-move evaluator."""
 
 from zatre_vision.rules import (
     Board,
@@ -10,38 +8,16 @@ from zatre_vision.rules import (
     check_turn,
     legal_placements,
 )
-from zatre_vision.rules.board import CELLS, NAMES
 from zatre_vision.rules.moves import ranked_moves, sheet_value
 from zatre_vision.simulate import Simulation
 
-
-def brute_force_legal(board: Board, hand: list[int]) -> set[frozenset]:
-    """Every legal turn by trying every assignment of hand tiles to nearby cells and
-    asking check_turn. Slow; only for small boards and hands."""
-    near = set()
-    for i in board.frontier():
-        near.add(i)
-        for j in list(board.frontier()):
-            near.add(j)
-    # two tiles can reach one cell beyond the frontier
-    ring = set(near)
-    for i in near:
-        for step in (-1, 1, -17, 17):
-            if i + step in CELLS and not board.values[i + step]:
-                ring.add(i + step)
-    found = set()
-    for size in range(len(hand), -1, -1):
-        for cells in itertools.combinations(sorted(ring), size):
-            for values in set(itertools.permutations(hand, size)):
-                placed = {NAMES[c]: v for c, v in zip(cells, values, strict=True)}
-                if check_turn(board, placed, hand=hand).legal:
-                    found.add(frozenset(placed.items()))
-        if found:
-            return found
-    return found
+from . import oracle
 
 
-def test_move_generation_matches_brute_force_on_small_positions():
+def test_move_generation_matches_the_rules_oracle_on_real_positions():
+    """Positions of simulated games; the reference is ``oracle.py`` (written from the
+    rules page, sharing no code with the engine). Random small boards: see
+    ``test_against_oracle.py``."""
     for seed in (1, 2):
         sim = Simulation(["A", "B"], seed)
         for _ in range(4):
@@ -49,7 +25,7 @@ def test_move_generation_matches_brute_force_on_small_positions():
         board = sim.game.board
         for hand in ([3, 4], [1, 6], [2, 2]):
             generated = {frozenset(p.items()) for p in legal_placements(board, hand)}
-            assert generated == brute_force_legal(board, hand), (seed, hand)
+            assert generated == oracle.legal_turns(board.to_dict(), hand), (seed, hand)
 
 
 def test_first_turn_placements_cover_h8_and_use_three_tiles():

@@ -16,11 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.rules import Board, ScoreSheet, check_turn, legal_placements
-from zatre_vision.rules.board import CELLS, NAMES, NEIGHBOURS, lines_through
-from zatre_vision.rules.record import score_record
-from zatre_vision.rules.tiles import TILE_SET
-from zatre_vision.rules.variants.cards import (
+from zatre_vision.cards.rules import (
     ADJACENT,
     CARD_RULES,
     CardLayout,
@@ -30,8 +26,12 @@ from zatre_vision.rules.variants.cards import (
     legal_card_moves,
     position_name,
 )
+from zatre_vision.cards.simulate import CardSimulation
+from zatre_vision.rules import Board, ScoreSheet, check_turn, legal_placements
+from zatre_vision.rules.board import CELLS, NAMES, NEIGHBOURS, lines_through
+from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.simulate import Simulation
-from zatre_vision.simulate_cards import CardSimulation
+from zatre_vision.variants import score_record
 
 from .bag_hands import hands_from_bag
 

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from zatre_vision.rules.record import score_record
 from zatre_vision.table import MatchError, Table
+from zatre_vision.variants import score_record
 
 from .conftest import PIN
 

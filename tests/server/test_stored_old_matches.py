@@ -9,10 +9,11 @@ import sqlite3
 import pytest
 
 from zatre_vision.match import MatchError
-from zatre_vision.rules.record import RecordError, score_record
+from zatre_vision.rules.record import RecordError
 from zatre_vision.server import create_app
 from zatre_vision.store import open_store
 from zatre_vision.table import Table
+from zatre_vision.variants import score_record
 
 # teams of three (earlier versions took 1 to 3 members): the table scored A 6, B 1
 TEAMS_OF_THREE = {"players": ["A", "B"], "teams": {"A": 3, "B": 3}, "turns": [

@@ -1,5 +1,5 @@
 """The live pipeline on rendered game frames: the real motion gate and tracker, with
-the board reads taken from the ground truth (see truth_reader.py)."""
+the board reads taken from the ground truth (see tests/fakes.py)."""
 
 import json
 from pathlib import Path
@@ -17,7 +17,7 @@ from zatre_vision.tracking.replay import replay_folder
 from zatre_vision.tracking.sink import MatchSink
 from zatre_vision.tracking.tracker import ALL_CELLS
 
-from .truth_reader import TruthReader
+from ..fakes import TruthReader
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from zatre_vision.synth.game_frames import GameScene
 from zatre_vision.table import Table
 from zatre_vision.tracking.service import CameraService
 
-from .truth_reader import TruthReader
+from ..fakes import TruthReader
 
 
 class SceneSource:

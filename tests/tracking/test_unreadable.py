@@ -15,25 +15,7 @@ from zatre_vision.tracking.pipeline import LivePipeline, PipelineConfig
 from zatre_vision.tracking.service import CameraService
 from zatre_vision.vision.geometry import CELL_NAMES
 
-CORNERS = [[40.0, 30.0], [280.0, 30.0], [280.0, 210.0], [40.0, 210.0]]
-
-
-@dataclass
-class Read:
-    board_found: bool
-    doubtful_frame: bool = False
-    corners: list = field(default_factory=lambda: CORNERS)
-    cells: dict = field(default_factory=dict)
-    uncertain: list = field(default_factory=list)
-    occluded: list = field(default_factory=list)
-
-
-class ScriptedReader:
-    def __init__(self, reads: list[Read]):
-        self.reads = list(reads)
-
-    def read(self, image) -> Read:
-        return self.reads.pop(0)
+from ..fakes import CORNERS, FakeRead, ScriptedReader
 
 
 class NoSink:
@@ -79,19 +61,19 @@ def _feed(pipe: LivePipeline, n: int) -> list[bool]:
     return states
 
 
-def _run(reads: list[Read]) -> list[bool]:
+def _run(reads: list[FakeRead]) -> list[bool]:
     pipe = LivePipeline(ScriptedReader(reads), NoSink(), PipelineConfig(unreadable_after=3))
     return _feed(pipe, len(reads))
 
 
 def test_three_doubtful_reads_in_a_row_make_the_picture_unreadable():
-    reads = [Read(True)] + [Read(True, doubtful_frame=True)] * 4 + [Read(True)]
+    reads = [FakeRead(True)] + [FakeRead(True, doubtful_frame=True)] * 4 + [FakeRead(True)]
     assert _run(reads) == [False, False, False, True, True, False]
 
 
 def test_a_lost_board_or_a_clear_read_starts_the_count_again():
-    d = Read(True, doubtful_frame=True)
-    assert _run([d, d, Read(False), d, d, Read(True), d, d, d]) == [
+    d = FakeRead(True, doubtful_frame=True)
+    assert _run([d, d, FakeRead(False), d, d, FakeRead(True), d, d, d]) == [
         False, False, False, False, False, False, False, False, True]
 
 
@@ -127,7 +109,7 @@ def test_the_table_shows_the_camera_as_unreadable(tmp_path):
     table = Table(open_store(tmp_path), "t1")
     service = CameraService(table, StillSource(0), lambda: None)
     service.pipeline = LivePipeline(
-        ScriptedReader([Read(True, doubtful_frame=True)] * 3 + [Read(True)]), NoSink())
+        ScriptedReader([FakeRead(True, doubtful_frame=True)] * 3 + [FakeRead(True)]), NoSink())
     assert _feed(service.pipeline, 3)[-1]
     frame = _frames(1)[0]
     service._report(frame)
@@ -145,7 +127,7 @@ def test_the_table_shows_the_camera_as_unreadable(tmp_path):
 def test_end_turn_on_an_unreadable_picture_commits_no_pass():
     """Before session 26 an End turn on a blurred camera committed a pass (nothing new
     could be seen); NoSink fails the test on any commit."""
-    d = Read(True, doubtful_frame=True)
+    d = FakeRead(True, doubtful_frame=True)
     pipe = LivePipeline(ScriptedReader([d] * 40), NoSink(), PipelineConfig(unreadable_after=3))
     frames = _frames(26)
     for frame in frames[:6]:
@@ -163,7 +145,7 @@ def _end_turn_on_an_unreadable_board(tmp_path) -> tuple[Table, CameraService]:
     table = Table(open_store(tmp_path), "t1")
     service = CameraService(table, StillSource(0), lambda: None)
     service.pipeline = LivePipeline(
-        ScriptedReader([Read(True, doubtful_frame=True)] * 6), NoSink())
+        ScriptedReader([FakeRead(True, doubtful_frame=True)] * 6), NoSink())
     _feed(service.pipeline, 3)
     service.pipeline.event("end_turn")
     return table, service

@@ -4,8 +4,6 @@ with one tap (PIN-protected), and the LED blinks slowly meanwhile."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pytest
 
@@ -17,30 +15,10 @@ from zatre_vision.store import open_store
 from zatre_vision.table import Table
 from zatre_vision.tracking.service import CameraService
 
-CORNERS = [[40.0, 30.0], [280.0, 30.0], [280.0, 210.0], [40.0, 210.0]]
+from ..fakes import BoardReader
+
 FIRST = {"H8": 6, "H7": 5, "G7": 5}
 PIN = "2468"
-
-
-@dataclass
-class Read:
-    board_found: bool = True
-    corners: list = field(default_factory=lambda: CORNERS)
-    cells: dict = field(default_factory=dict)
-    uncertain: list = field(default_factory=list)
-    occluded: list = field(default_factory=list)
-
-
-class TableReader:
-    """Reads ``board``, except the ``unsure`` cells (uncertain, no hand near)."""
-
-    def __init__(self):
-        self.board: dict[str, int] = dict(FIRST)
-        self.unsure: set[str] = set()
-
-    def read(self, image) -> Read:
-        cells = {c: v for c, v in self.board.items() if c not in self.unsure}
-        return Read(cells=cells, uncertain=sorted(self.unsure))
 
 
 class NoSource:
@@ -64,7 +42,7 @@ class Live:
         self.table.new_match(["Ann", "Ben"], "Ann")
         self.table.commit_turn(FIRST, source="camera")
         self.service = CameraService(self.table, NoSource(), lambda: None)
-        self.reader = TableReader()
+        self.reader = BoardReader(FIRST)
         self.image = np.full((240, 320, 3), 90, np.uint8)
         self.n = 0
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import resource
 import signal
@@ -22,7 +21,6 @@ import sys
 import tempfile
 import time
 import zlib
-from datetime import datetime, timezone
 from pathlib import Path
 
 CAP_MB = 512
@@ -255,9 +253,10 @@ def _run_case(fn) -> str:
 def run_cases(work: Path, n_images: int, n_records: int, seed: int = 45) -> dict:
     """All cases in this process (the child); the counts and the peak RSS."""
     from ..camera.folder import FolderSource
-    from ..cli import read_json_file
     from ..errors import InputError
-    from ..rules.record import RecordError, score_record
+    from ..json_files import read_json_file
+    from ..rules.record import RecordError
+    from ..variants import score_record
     from ..vision.cli import load_image
 
     signal.signal(signal.SIGALRM, _alarm)
@@ -350,22 +349,6 @@ def run_capped(n_images: int, n_records: int, cap_mb: int = CAP_MB, seed: int = 
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["memory_cap_mb"] = cap_mb
     return result
-
-
-def run_info(command: str) -> dict:
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        commit = "unknown"
-    import cv2
-    import numpy
-
-    return {"commit": commit, "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": {"python": platform.python_version(), "processor": platform.machine(),
-                        "cpus": os.cpu_count(), "numpy": numpy.__version__,
-                        "opencv": cv2.__version__},
-            "command": command}
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ import tempfile
 import threading
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 
 PIN = "4711"
 VERSION_RE = re.compile(rb'"version":(\d+)')
@@ -318,8 +317,3 @@ def run_load_benchmark(streams: int = 200, idle: int = 200, rate: float = 20.0,
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(5)
-
-
-def write_result(result: dict, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")

@@ -153,7 +153,7 @@ def _hand_left_frames(truth: dict) -> list[int]:
 
 
 def _truth_points(truth: dict) -> list[dict]:
-    from ..rules.record import score_record
+    from ..variants import score_record
 
     return [t["points"] for t in score_record(truth["record"])["turns"]]
 

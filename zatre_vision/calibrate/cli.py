@@ -224,8 +224,8 @@ def tiles(images: tuple[str, ...], truth_file: str, out: str, model: str | None)
     """Learn this table's own tiles from photos whose contents are known."""
     import cv2
 
-    from ..cli import read_json_file
     from ..errors import check_output_file
+    from ..json_files import read_json_file
     from ..vision.cli import _reader, load_image
     from ..vision.tile_adapt import TilesError
     from .tiles import TruthError, calibrate_tiles, load_photo, parse_truth

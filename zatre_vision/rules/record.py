@@ -9,8 +9,8 @@ error: those turns are reported illegal and skipped. That includes a turn out of
 (``out-of-turn``) and a turn whose tiles do not fit what the player can hold
 (``wrong-draw``, decided by :mod:`.holdings`, also after refused turns).
 
-A record with ``"variant": "cards"`` is a card game: ``score_record`` hands it to
-:mod:`.variants.cards_record`. ``parse_record`` is for board-game records only.
+This module knows the board game only (a card-game record is refused in one line);
+:mod:`zatre_vision.variants` picks the engine by the record's ``"variant"``.
 """
 
 from __future__ import annotations
@@ -360,13 +360,8 @@ def replay(record: GameRecord) -> dict:
 
 
 def score_record(data: object) -> dict:
-    """Validate and replay a decoded record (raises RecordError on bad input).
-
-    A record with ``"variant": "cards"`` is replayed by the card engine."""
-    if isinstance(data, dict) and data.get("variant") == "cards":
-        from .variants.cards_record import score_card_record
-
-        return score_card_record(data)
+    """Validate and replay a decoded board-game record (raises RecordError on bad
+    input; ``variants.score_record`` takes either game)."""
     return replay(parse_record(data))
 
 
@@ -383,10 +378,6 @@ def score_as_recorded(data: object) -> dict:
     committed at the table and is applied, and a rule checked only since it was stored
     is noted instead of refused. The ``zatre score`` output plus ``notes`` (one line
     each). RecordError only for a record no version could store (malformed)."""
-    if isinstance(data, dict) and data.get("variant") == "cards":
-        from .variants.cards_record import score_card_as_recorded
-
-        return score_card_as_recorded(data)
     rec = parse_record(data, as_recorded=True)
     state = run_replay(rec, apply_all=True)
     return {**state.to_json(), "notes": rec.notes + broken_turn_notes(state.turns)}

@@ -22,6 +22,7 @@ from .camera import CameraControl
 from .forms import MAX_ID
 from .once import WriteLog
 from .paths import web_dir
+from .replies import one_line, wants_json
 from .security import PinGuard, csrf_token, signed_in
 from .stream import StreamSlots
 from .stream_hub import StreamHub
@@ -42,25 +43,6 @@ class ZatreContext:
     writes: WriteLog = field(default_factory=WriteLog)
     #: ``zatre serve --club``: the club overview is the home page; no table of its own
     club: bool = False
-
-
-def wants_json() -> bool:
-    if request.path.startswith(("/api/", "/events")) or request.is_json:
-        return True
-    if "X-Table-PIN" in request.headers:
-        return True
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
-    return best == "application/json"
-
-
-#: the longest error message sent back; longer ones (an echoed input) are cut
-MAX_ERROR_CHARS = 300
-
-
-def one_line(message: str) -> str:
-    """An error message as one short line."""
-    text = " ".join(str(message).split())
-    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
 
 
 def _error_reply(code: int, name: str, message: str, choice: dict | None = None):
@@ -106,12 +88,12 @@ def create_app(config: Settings, table: Table, store: Store,
         stream_slots=StreamSlots(config.server.streams_per_address,
                                  min(config.server.streams_total, config.server.threads // 2)))
 
+    from ..cards import blueprint as cards
     from . import (
         admin,
         analysis_pages,
         api,
         calibration,
-        cards,
         club,
         coach,
         live_view,

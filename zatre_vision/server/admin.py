@@ -6,55 +6,27 @@ the match's state is a 409 with the reason."""
 from __future__ import annotations
 
 import math
-import random
 
 from flask import (
     Blueprint,
     abort,
-    current_app,
-    flash,
-    g,
     jsonify,
     make_response,
-    redirect,
     render_template,
     request,
     session,
     url_for,
 )
 
-from .. import server as _server
-from ..match import MatchError
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms, messages
-from .messages import ChoiceConflict
+from .actions import chosen_starter, ctx, done, draw_starter_of, may_replace_running, run
 from .once import once, run_once
 from .records import pairing_key, round_robin
+from .replies import wants_json
 from .security import PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
 
 bp = Blueprint("admin", __name__)
-
-
-def ctx():
-    return current_app.extensions["zatre"]
-
-
-def done(message: str, target: str | None = None, **extra):
-    g.write_message = message  # what a repeat of this write is told (once)
-    location = forms.local_path(request.form.get("next"), "") or target or None
-    if _server.wants_json():
-        # ``location``: where a page sent in the background goes next (none: stay)
-        return jsonify({"ok": True, "message": message, **extra, "location": location,
-                        "state": ctx().table.state()})
-    flash(message)
-    return redirect(location or url_for("pages.table"))
-
-
-def run(call):
-    try:
-        return call()
-    except MatchError as exc:
-        abort(409, str(exc))
 
 
 # -- sign in ------------------------------------------------------------------------
@@ -69,12 +41,12 @@ def login():
     try:
         right = guard.check(str(data.get("pin", "")).strip(), client)
     except PinLocked as exc:
-        if _server.wants_json():
+        if wants_json():
             raise
         return login_again(exc.description, 429, exc.wait_s)
     if not right:
         message = wrong_pin_message(guard.wait_for(client))
-        if _server.wants_json():
+        if wants_json():
             abort(401, message)
         return login_again(message, 401, guard.wait_for(client))
     session["auth"] = guard.fingerprint()
@@ -122,30 +94,8 @@ def _setup_with_pin(data):
     return run_once(data, lambda: _start_match(data), strict=False)
 
 
-def running_match(table) -> dict | None:
-    """The table's match while it is under way (a turn played, not finished; a
-    simulated demo game does not count), as state."""
-    state = table.state()
-    if (state.get("match_id") and not state.get("finished") and state.get("turns_played")
-            and state.get("source") != "demo"):
-        return state
-    return None
-
-
-def may_replace_running(data: dict) -> None:
-    """A new match leaves the running one unfinished for good: only when asked to. The
-    refusal offers that choice (a button on the page that sent it)."""
-    running = running_match(ctx().table)
-    if running is not None and not forms.boolean(data.get("replace", "")):
-        raise ChoiceConflict(
-            messages.RUNNING_MATCH.format(match=running["match_id"],
-                                          turn=running["turn_number"]),
-            {"field": "replace", "value": "on",
-             "label": messages.END_UNFINISHED.format(match=running["match_id"])})
-
-
 def _start_match(data: dict):
-    from . import cards
+    from ..cards import blueprint as cards
 
     if cards.game_choice(data) == "cards":
         return cards.start_card_match(data)
@@ -206,24 +156,6 @@ def _tournament_fields(data: dict, players: list[str]):
     if len(players) != 2 or not set(players) <= set(t["players"]):
         abort(400, "a tournament game is one pairing of two of its players")
     return t["id"], pairing_key(*players)
-
-
-def chosen_starter(data: dict, players: list[str]) -> tuple[str, dict | None]:
-    """The setup form's starting player, or the rules' start draw when it asks for one
-    (then the draw comes back too, for the message)."""
-    starter = data.get("starter") or "draw"
-    if starter == "draw":
-        draw = draw_starter_of(players)
-        return draw["starter"], draw
-    if starter not in players:
-        abort(400, "the starting player must be one of the players")
-    return starter, None
-
-
-def draw_starter_of(players):
-    from ..table import draw_starter
-
-    return draw_starter(players, random.SystemRandom())
 
 
 @bp.post("/table/draw")

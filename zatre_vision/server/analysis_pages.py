@@ -93,9 +93,9 @@ def rerun(match_id: int):
     if status["status"] in ("cards", "not-finished"):
         abort(409, "only a finished board-game match is analysed")
     runner().request(match_id)
-    from .. import server as _server
+    from .replies import wants_json
 
-    if _server.wants_json():
+    if wants_json():
         return jsonify({"ok": True, "message": f"analysing match {match_id} again",
                         "analysis": runner().status(match_id)})
     return redirect(url_for("analysis.page", match_id=match_id))

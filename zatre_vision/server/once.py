@@ -72,7 +72,7 @@ def made_from(data: dict) -> int | None:
 
 def already_recorded(message: str):
     text = f"Already recorded: {message}"
-    from . import wants_json
+    from .replies import wants_json
 
     if wants_json():
         return jsonify({"ok": True, "already": True, "message": text,

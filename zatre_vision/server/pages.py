@@ -17,9 +17,10 @@ from flask import (
     url_for,
 )
 
+from ..cards import blueprint as cards
 from ..rules.board import LIGHT, NAMES, START, row_col
 from ..rules.record import RecordError
-from . import cards, forms
+from . import forms
 from .api import PER_PAGE, page_arg
 from .records import (
     counts_for_rankings,
@@ -101,7 +102,7 @@ def sheet():
 def setup():
     c = ctx()
     source = c.camera.source if c.camera else c.config.camera.source
-    from .admin import running_match
+    from .actions import running_match
 
     return render_template("setup.html", page="setup", state=c.table.state(),
                            camera_source=source, players=c.store.players(),

@@ -9,8 +9,9 @@ from collections import defaultdict
 from itertools import combinations
 
 from ..rules.board import CELL_SET, grid_index
-from ..rules.record import RecordError, parse_record, run_replay, score_as_recorded
+from ..rules.record import RecordError, parse_record, run_replay
 from ..rules.sheet import ScoreSheet
+from ..variants import score_as_recorded
 from . import messages as say
 
 
@@ -48,7 +49,7 @@ def match_document(row: dict) -> dict:
 
 def stored_result(record: dict) -> tuple[dict | None, list[str]]:
     """A stored match's ``zatre score`` output as the table scored it, and its notes
-    (``rules.record.score_as_recorded``): a match stored by an earlier version that
+    (``variants.score_as_recorded``): a match stored by an earlier version that
     breaks a rule checked since still shows. A record nothing can replay: None and
     the reason."""
     try:

@@ -9,7 +9,7 @@ synthetic scenes around it.
 Data (``data/``): ``board-scan.jpg``, a flat scan of a real board (0.6 of the
 reference scan's size, about 75 px a cell), and ``board-scan.json``, the scan's grid:
 grid units ``(u, v)`` as two cubic polynomials of scan pixels, fitted to the grid
-lines measured in the scan (``fit_scan_grid``; ``benchmarks/fit_board_scan.py`` makes
+lines measured in the scan (``fit_scan_grid``; ``python -m zatre_vision.synth.fit_scan`` makes
 both files). The texture is the scan drawn into grid units through that mapping, so
 its grid is exactly 15 x 15 cells whatever the scanner bent.
 """

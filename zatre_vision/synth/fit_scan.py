@@ -1,6 +1,6 @@
 """Make the scanned board's data files from a scan of a real board.
 
-    python benchmarks/fit_board_scan.py SCAN.jpg X0 Y0 X1 Y1 X2 Y2 X3 Y3
+    python -m zatre_vision.synth.fit_scan SCAN.jpg X0 Y0 X1 Y1 X2 Y2 X3 Y3
 
 SCAN.jpg: a flat, square-on scan; X0 Y0 .. X3 Y3: its four outer grid corners (TL, TR,
 BR, BL: where the outermost grid lines would meet; the board's corners are cut) in the
@@ -19,7 +19,7 @@ import sys
 import cv2
 import numpy as np
 
-from zatre_vision.synth.scanned_board import SCAN_GRID, SCAN_IMAGE, fit_scan_grid, scan_corners
+from .scanned_board import SCAN_GRID, SCAN_IMAGE, fit_scan_grid, scan_corners
 
 SCALE = 0.6
 

@@ -26,32 +26,32 @@ import io
 import json
 from dataclasses import replace
 
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, abort, render_template
 
-from ..card_table import CARDS, is_card_record
-from ..rules.record import score_as_recorded
-from ..rules.variants.cards import (
+from ..server import forms
+from ..server.actions import chosen_starter, ctx, done, may_replace_running, run
+from ..server.once import once
+from ..server.records import stored_result
+from ..server.security import require_pin
+from .record import (
+    is_card_record,
+    parse_card_record,
+    run_card_replay,
+    score_card_as_recorded,
+)
+from .rules import (
     CARD_RULES,
     ZERO_RULE_SETTINGS,
     is_position_name,
     parse_position,
 )
-from ..rules.variants.cards_record import parse_card_record, run_card_replay
-from . import forms
-from .admin import done, run
-from .once import once
-from .records import stored_result
-from .security import require_pin
+from .table import CARDS
 
 bp = Blueprint("cards", __name__)
 
 MAX_PLAYERS = 4
 MAX_COORD = 60  # a round lays 25 cards: no layout reaches further from its first card
 GAMES = ("board", CARDS)
-
-
-def ctx():
-    return current_app.extensions["zatre"]
 
 
 def _json(obj) -> str:
@@ -127,10 +127,8 @@ def _require_cards_match():
     return table
 
 
-# -- setup (called by admin.setup when the form chooses the card game) ------------------------------
+# -- setup (called by server.admin's setup when the form chooses the card game) ------------------------------
 def start_card_match(data: dict):
-    from .admin import chosen_starter, may_replace_running
-
     players = forms.player_names(data.get("players[]") or data.get("players"))
     if len(players) > MAX_PLAYERS:
         abort(400, "the card game is for 2 to 4 players")
@@ -276,7 +274,7 @@ def match_page(row: dict, summary: dict):
 
 
 def print_page(row: dict, summary: dict):
-    result = score_as_recorded(row["record"])
+    result = score_card_as_recorded(row["record"])
     return render_template("cards_print.html", match=summary, sheets=result["sheets"],
                            printed_bonus=CARD_RULES.printed_bonus, points=CARD_RULES.line_points,
                            zero_rule=result["zero_rule"],
@@ -286,7 +284,7 @@ def print_page(row: dict, summary: dict):
 def export_card_csv(row: dict, part: str = "turns", turn_dates: dict | None = None) -> str:
     """One table per file: ``part="turns"``, one line per turn (round, points per sum,
     super bonus, legality, date); ``"sheets"``, the totals per player."""
-    result = score_as_recorded(row["record"])
+    result = score_card_as_recorded(row["record"])
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     if part == "turns":

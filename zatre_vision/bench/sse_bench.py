@@ -1,21 +1,18 @@
-"""Load test of the live dashboard: 50 spectators on the event stream while a game plays.
+"""``zatre bench sse``: load test of the live dashboard, spectators on the event stream
+while a game plays.
 
-Starts ``zatre serve`` (waitress, 96 threads) on 127.0.0.1 in its own process, opens
-50 server-sent-event clients, plays a whole simulated game through the HTTP API at a
-fast pace (one turn every ``--pace`` seconds, then the minus points), and checks that
-every client received every state version, in order. Meanwhile a prober times
-``GET /api/state``. Writes benchmarks/results/sse_load.json.
-
-    python benchmarks/bench_sse.py [--clients 50] [--pace 0.1] [--seed 1]
+Starts ``zatre serve`` (waitress, ``threads`` threads) on 127.0.0.1 in its own process,
+opens ``clients`` server-sent-event clients, plays a whole simulated game through the
+HTTP API at a fast pace (one turn every ``pace`` seconds, then the minus points), and
+checks that every client received every state version, in order. Meanwhile a prober
+times ``GET /api/state``.
 """
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
-import os
-import platform
+import shutil
 import socket
 import statistics
 import subprocess
@@ -24,12 +21,10 @@ import tempfile
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
-from zatre_vision.simulate import Simulation
+from ..simulate import Simulation
 
 PIN = "5555"
-RESULTS = Path(__file__).resolve().parent / "results" / "sse_load.json"
 
 
 def free_port() -> int:
@@ -87,20 +82,14 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clients", type=int, default=50)
-    ap.add_argument("--pace", type=float, default=0.1, help="seconds between turns")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=96)
-    ap.add_argument("--out", type=Path, default=RESULTS)
-    args = ap.parse_args()
-
+def run_sse_benchmark(clients: int = 50, pace: float = 0.1, seed: int = 1,
+                      threads: int = 96) -> dict:
+    """One game under ``clients`` spectators; ``ok`` when none missed an event."""
     port = free_port()
     data = tempfile.mkdtemp(prefix="zatre-bench-")
     server = subprocess.Popen(
         [sys.executable, "-m", "zatre_vision.server", "--host", "127.0.0.1", "--port", str(port),
-         "--data-dir", data, "--pin", PIN, "--source", "none", "--threads", str(args.threads)],
+         "--data-dir", data, "--pin", PIN, "--source", "none", "--threads", str(threads)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):
@@ -109,15 +98,15 @@ def main() -> int:
                 break
             except OSError:
                 time.sleep(0.1)
-        sim = Simulation(["Ann", "Ben", "Cleo"], args.seed)
+        sim = Simulation(["Ann", "Ben", "Cleo"], seed)
         post(port, "/setup", {"players": ["Ann", "Ben", "Cleo"], "starter": sim.game.seat.name,
                               "camera": "none"})
 
         stop = threading.Event()
-        clients = [Client(port, stop) for _ in range(args.clients)]
-        for c in clients:
+        spectators = [Client(port, stop) for _ in range(clients)]
+        for c in spectators:
             c.start()
-        for c in clients:
+        for c in spectators:
             c.connected.wait(10)
         time.sleep(0.5)  # every client has its first state
 
@@ -143,7 +132,7 @@ def main() -> int:
             post_ms.append((time.perf_counter() - t0) * 1000)
             sent[state["version"]] = t0
             turns += 1
-            time.sleep(max(0.0, args.pace - (time.perf_counter() - t0)))
+            time.sleep(max(0.0, pace - (time.perf_counter() - t0)))
         t0 = time.perf_counter()
         minus = {s.name: s.sheet.minus for s in sim.game.seats}
         final = post(port, "/table/finish", {"minus": minus})["state"]
@@ -158,29 +147,29 @@ def main() -> int:
         missed = 0
         out_of_order = 0
         delivery_ms: list[float] = []
-        for c in clients:
+        for c in spectators:
             got = [v for v, _ in c.events if v >= first_version]
             missed += len(set(expected) - set(got))
             out_of_order += sum(1 for a, b in zip(got, got[1:], strict=False) if b != a + 1)
             for v, t in c.events:
                 if v in sent:
                     delivery_ms.append((t - sent[v]) * 1000)
-        errors = [c.error for c in clients if c.error]
+        errors = [c.error for c in spectators if c.error]
         ok = (missed == 0 and out_of_order == 0 and not errors
               and final["sheets"]["Ann"]["total"] == sim.game.seats[0].sheet.total)
         result = {
             "benchmark": "sse_load",
             "ok": ok,
-            "clients": args.clients,
-            "server_threads": args.threads,
+            "clients": clients,
+            "server_threads": threads,
             "turns": turns,
             "state_versions": len(expected),
-            "events_expected": len(expected) * args.clients,
+            "events_expected": len(expected) * clients,
             "events_missed": missed,
             "events_out_of_order": out_of_order,
             "client_errors": errors,
             "game_seconds": round(duration, 2),
-            "pace_s": args.pace,
+            "pace_s": pace,
             "delivery_ms": {"p50": round(statistics.median(delivery_ms), 1),
                             "p95": round(pct(delivery_ms, 0.95), 1),
                             "max": round(max(delivery_ms), 1)},
@@ -188,22 +177,17 @@ def main() -> int:
                              "p95": round(pct(api_ms, 0.95), 1), "max": round(max(api_ms), 1)},
             "turn_post_ms": {"p50": round(statistics.median(post_ms), 1),
                              "p95": round(pct(post_ms, 0.95), 1)},
-            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                        "platform": platform.platform()},
             "note": "server and all clients on one machine, loopback only; delivery = from "
                     "the request that made the change to the event's arrival at a client",
         }
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
-        print(json.dumps(result, indent=2))
-        return 0 if ok else 1
+        result["summary"] = {k: result[k] for k in ("ok", "clients", "turns", "events_missed",
+                                                    "events_out_of_order", "delivery_ms")}
+        return result
     finally:
         server.terminate()
         try:
             server.wait(15)
         except subprocess.TimeoutExpired:
             server.kill()
+        shutil.rmtree(data, ignore_errors=True)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

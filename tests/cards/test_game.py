@@ -5,9 +5,9 @@ from collections import Counter
 
 import pytest
 
-from zatre_vision.rules.variants.cards import CARD_RULES, CardLayout
-from zatre_vision.rules.variants.cards_game import CardGame, CardGameError
-from zatre_vision.simulate_cards import CardSimulation
+from zatre_vision.cards.game import CardGame, CardGameError
+from zatre_vision.cards.rules import CARD_RULES, CardLayout
+from zatre_vision.cards.simulate import CardSimulation
 
 
 def test_deal_starter_four_others_three_from_the_rounds_25():

@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from zatre_vision.card_match import CardMatch, CardMatchError
-from zatre_vision.rules import RecordError, score_record
-from zatre_vision.simulate_cards import CardSimulation
+from zatre_vision.cards.match import CardMatch, CardMatchError
+from zatre_vision.cards.simulate import CardSimulation
+from zatre_vision.rules import RecordError
+from zatre_vision.variants import score_record
 
 
 def codes(turn: dict) -> list[str]:
@@ -165,7 +166,7 @@ def test_the_zero_rule_is_in_the_card_match_state_and_record():
 
 
 def test_a_stored_card_record_is_scored_as_recorded_with_a_note_per_round_check():
-    from zatre_vision.rules.record import score_as_recorded
+    from zatre_vision.variants import score_as_recorded
 
     # round 1 of three marked over after one turn, then round 3 with round 2 skipped
     rec = {"variant": "cards", "players": ["Ann", "Ben", "Cy"], "turns": [

@@ -30,15 +30,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ..record import (
+from ..rules.record import (
     RecordError,
     as_recorded_note,
     broken_turn_notes,
     checked_header,
     checked_turn,
 )
-from ..turn import Violation
-from .cards import (
+from ..rules.turn import Violation
+from .rules import (
     CARD_RULES,
     ZERO_RULE_SETTINGS,
     CardLayout,

@@ -1,13 +1,12 @@
-"""``zatre serve`` on this machine: start-up time, resident memory during a replayed
-game, and the per-frame pipeline cost behind the Pi 4 frame budget.
+"""``zatre bench serve``: ``zatre serve`` on this machine: start-up time, resident memory
+during a replayed game, and the per-frame pipeline cost behind the Pi 4 frame budget.
 
-    python benchmarks/bench_serve.py GAME_DIR [--model models/pips.onnx]
+The game is a recorded one (``--game DIR``, as ``zatre synth game DIR --seed 5
+--max-turns 10 --size 1280x960`` makes it), rendered afresh into a temporary folder
+when none is given. The benchmark
 
-GAME_DIR is a recorded game (``zatre synth game GAME_DIR --seed 5 --max-turns 10
---size 1280x960``). The script
-
-1. starts ``zatre serve`` (loopback, fresh data folder, the game folder as camera
-   source) five times and times each start to the first 200 on ``/`` (median);
+1. starts ``zatre serve`` (loopback, fresh data folder, no camera) ``runs`` times and
+   times each start to the first 200 on ``/`` (median);
 2. starts it once more, sets a match up through the API with the folder as the
    camera, samples the server's resident memory (RSS, /proc) every 0.5 s while the
    camera service replays the game through vision, tracking and rules, and records
@@ -15,16 +14,12 @@ GAME_DIR is a recorded game (``zatre synth game GAME_DIR --seed 5 --max-turns 10
 3. reads every frame of the game in this process with the board reader (one thread)
    and runs the live pipeline over the folder, giving the per-frame cost, from which
    it estimates the Pi 4 frame budget (stated slowdown factor, 5 fps = 200 ms).
-
-Writes ``benchmarks/results/serve.json``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import platform
 import signal
 import socket
 import statistics
@@ -35,7 +30,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 PIN = "2468"
 #: Cortex-A72 at 1.5-1.8 GHz against one core of this x86 machine, for numpy/OpenCV/
 #: onnxruntime work: 4x (NEON-friendly kernels) to 6x (branchy Python and memory-bound
@@ -77,7 +71,7 @@ def start_server(data: Path, port: int, source: str, model: str | None):
         env["ZATRE_CAMERA__MODEL"] = model
     cmd = [sys.executable, "-m", "zatre_vision", "serve", "--host", "127.0.0.1", "--port",
            str(port), "--data-dir", str(data), "--pin", PIN, "--source", source]
-    return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -201,27 +195,29 @@ def frame_costs(game: Path, model: str | None) -> dict:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("game", type=Path)
-    ap.add_argument("--model", default=None, help="ONNX model (default models/pips.onnx)")
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/serve.json")
-    args = ap.parse_args()
-    model = str(Path(args.model).resolve()) if args.model else None
-    starts = startup_times(args.game, model, args.runs)
-    print(f"start-up to first page: {[round(s, 2) for s in starts]}", file=sys.stderr)
-    memory = replay_memory(args.game, model, args.timeout)
-    print(f"memory: {memory['rss_mb']}", file=sys.stderr)
-    costs = frame_costs(args.game, model)
+#: how the game is rendered when none is given (the committed figures' game)
+GAME_SEED, GAME_TURNS, GAME_SIZE = 5, 10, (1280, 960)
+
+
+def run_serve_benchmark(game: Path | None, model: str | None, runs: int = 5,
+                        timeout: float = 300.0) -> dict:
+    """The three measurements on ``game`` (rendered afresh when None)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        made_with = "given folder"
+        if game is None:
+            from ..synth.game_frames import generate_game
+
+            game = Path(tmp) / "game"
+            generate_game(game, GAME_SEED, *GAME_SIZE, max_turns=GAME_TURNS, progress=False)
+            made_with = (f"zatre synth game GAME --seed {GAME_SEED} --max-turns {GAME_TURNS} "
+                         f"--size {GAME_SIZE[0]}x{GAME_SIZE[1]}")
+        starts = startup_times(game, model, runs)
+        print(f"start-up to first page: {[round(s, 2) for s in starts]}", file=sys.stderr)
+        memory = replay_memory(game, model, timeout)
+        print(f"memory: {memory['rss_mb']}", file=sys.stderr)
+        costs = frame_costs(game, model)
     result = {
-        "machine": {"cpu": platform.processor() or platform.machine(),
-                    "cores": os.cpu_count(), "python": platform.python_version(),
-                    "note": "shared 2-core development VM; a colleague trained a network "
-                            "at the same time"},
-        "game": {"folder": args.game.name, "made_with": "zatre synth game GAME --seed 5 "
-                 "--max-turns 10 --size 1280x960"},
+        "game": {"folder": game.name, "made_with": made_with},
         "model": model or "models/pips.onnx",
         "startup_to_first_page_s": {"runs": [round(s, 3) for s in starts],
                                     "median": round(statistics.median(starts), 3),
@@ -234,12 +230,8 @@ def main() -> None:
         "startup_le_5s": result["startup_to_first_page_s"]["median"] <= 5.0,
         "rss_le_300mb": memory["rss_mb"]["peak"] <= 300,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps({k: result[k] for k in ("startup_to_first_page_s", "targets_met")},
-                     indent=2))
-    print(f"results written to {args.out}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()
+    result["summary"] = {"startup_median_s": result["startup_to_first_page_s"]["median"],
+                         "rss_peak_mb": memory["rss_mb"]["peak"],
+                         "turns_committed": memory["turns_committed"],
+                         **result["targets_met"]}
+    return result

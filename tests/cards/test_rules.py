@@ -11,8 +11,7 @@ from itertools import product
 
 import pytest
 
-from zatre_vision.rules.sheet import ScoreSheet, printed_bonus
-from zatre_vision.rules.variants.cards import (
+from zatre_vision.cards.rules import (
     CARD_RULES,
     CardLayout,
     CardSheet,
@@ -23,6 +22,7 @@ from zatre_vision.rules.variants.cards import (
     parse_position,
     position_name,
 )
+from zatre_vision.rules.sheet import ScoreSheet, printed_bonus
 
 DIAGONALS = CARD_RULES.with_directions([(1, 0), (0, 1), (1, 1), (1, -1)])
 
@@ -49,7 +49,7 @@ def test_the_deck_is_50_cards_with_zeros_and_the_assumption_is_stated():
 
 
 def test_a_club_corrects_the_data_file_and_bad_files_are_refused():
-    data = json.loads((resources.files("zatre_vision.rules.variants") / "cards_data.json")
+    data = json.loads((resources.files("zatre_vision.cards") / "cards_data.json")
                       .read_text(encoding="utf-8"))
     data["cards"] = {"0": 10, "1": 8, "2": 8, "3": 8, "4": 8, "5": 8}
     data["printed_bonus"] = [2, 2, 2]

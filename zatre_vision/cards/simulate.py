@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from .rules.variants.cards import CardLayout, CardSheet, legal_card_moves, score_card_lines
-from .rules.variants.cards_game import CardGame
+from .game import CardGame
+from .rules import CardLayout, CardSheet, legal_card_moves, score_card_lines
 
 #: A player picks a move ``{"x,y": value}`` (``{}`` shows the hand) for
 #: (layout, hand, first turn of the round, sheet, rng).

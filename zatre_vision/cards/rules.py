@@ -53,8 +53,8 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
-from ..sheet import SUMS, ScoreSheet
-from ..turn import Line, TurnResult, Violation, points_by_sum
+from ..rules.sheet import SUMS, ScoreSheet
+from ..rules.turn import Line, TurnResult, Violation, points_by_sum
 
 Pos = tuple[int, int]
 

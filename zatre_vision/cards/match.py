@@ -23,9 +23,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .rules.record import RecordError
-from .rules.seats import checked_starter, leaders
-from .rules.variants.cards import (
+from ..rules.record import RecordError
+from ..rules.seats import checked_starter, leaders
+from .record import (
+    CardRecord,
+    CardRecordTurn,
+    CardReplayState,
+    parse_card_record,
+    run_card_replay,
+    unblocked_reason,
+)
+from .rules import (
     CARD_RULES,
     ZERO_RULE_SETTINGS,
     CardLayout,
@@ -34,14 +42,6 @@ from .rules.variants.cards import (
     max_value_at,
     parse_position,
     position_name,
-)
-from .rules.variants.cards_record import (
-    CardRecord,
-    CardRecordTurn,
-    CardReplayState,
-    parse_card_record,
-    run_card_replay,
-    unblocked_reason,
 )
 
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from zatre_vision.card_match import CardMatch, CardMatchError, card_hints
-from zatre_vision.rules.record import score_record
-from zatre_vision.rules.variants.cards import CardLayout
-from zatre_vision.simulate_cards import CardSimulation
+from zatre_vision.cards.match import CardMatch, CardMatchError, card_hints
+from zatre_vision.cards.rules import CardLayout
+from zatre_vision.cards.simulate import CardSimulation
+from zatre_vision.variants import score_record
 
 
 def test_manual_entry_scores_turn_by_turn():

@@ -32,7 +32,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .cards import (
+from .rules import (
     CARD_RULES,
     CardLayout,
     CardRules,

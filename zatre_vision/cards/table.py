@@ -1,6 +1,6 @@
 """A card-game match held by a :class:`~zatre_vision.table.Table` (manual entry).
 
-:class:`TableCardMatch` is :class:`~zatre_vision.card_match.CardMatch` plus the two
+:class:`TableCardMatch` is :class:`~zatre_vision.cards.match.CardMatch` plus the two
 things a table needs between turns that the card record cannot say:
 
 - a **pass** (no card in the stack fits): the record holds it as a turn with nothing
@@ -19,16 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .card_match import CardMatch, CardMatchError
+from .match import CardMatch, CardMatchError
+from .record import VARIANT
 
-VARIANT = CARDS = "cards"
+CARDS = VARIANT
 
 __all__ = ["TableCardMatch", "CardMatchError", "is_card_record", "card_match_from_row",
            "card_pending_json", "VARIANT", "CARDS"]
-
-
-def is_card_record(record: object) -> bool:
-    return isinstance(record, Mapping) and record.get("variant") == VARIANT
 
 
 @dataclass
@@ -86,6 +83,11 @@ class TableCardMatch(CardMatch):
                   as_recorded=as_recorded)
         out.finished = m.finished
         return out
+
+
+def is_card_record(record: object) -> bool:
+    """A stored row's record is a card game's (any mapping, as the store returns it)."""
+    return isinstance(record, Mapping) and record.get("variant") == VARIANT
 
 
 def card_pending_json(m: TableCardMatch) -> dict | None:

@@ -1,0 +1,147 @@
+"""No import cycle anywhere in zatre_vision.
+
+The graph is read from the source (``ast``), one node per module, an edge for every
+import of a zatre_vision module, the ones inside functions included (an import put off
+into a function still ties the two modules together). A submodule's implicit import of
+its own package is not an edge. Any strongly connected group of two or more modules
+is a cycle and fails the test, named module by module."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "zatre_vision"
+
+
+def module_names(root: Path) -> dict[str, tuple[Path, bool]]:
+    """Dotted name -> (file, is a package's ``__init__``)."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if is_pkg else parts)] = (path, is_pkg)
+    return out
+
+
+def _known(name: str, modules: dict) -> str | None:
+    while name not in modules and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name if name in modules else None
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports."""
+    top = root.name
+    modules = module_names(root)
+    graph: dict[str, set[str]] = {}
+    for name, (path, is_pkg) in modules.items():
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names if a.name.split(".")[0] == top]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = name.split(".") if is_pkg else name.split(".")[:-1]
+                    base = base[:len(base) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                elif node.module and node.module.split(".")[0] == top:
+                    target = node.module
+                else:
+                    continue
+                # "from pkg import sub" imports the submodule when there is one
+                targets = [f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target
+                           for a in node.names]
+            else:
+                continue
+            edges.update(t for t in (_known(t, modules) for t in targets) if t)
+        edges.discard(name)
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of two or more modules (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_zatre_vision_has_no_import_cycle():
+    graph = import_graph(PACKAGE)
+    assert len(graph) > 100 and sum(map(len, graph.values())) > 300  # the real package
+    found = cycles(graph)
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_the_seams_are_where_the_map_says():
+    graph = import_graph(PACKAGE)
+    board = {m for m in graph if m.startswith("zatre_vision.rules")}
+    assert not {t for m in board for t in graph[m] if t.startswith("zatre_vision.cards")}
+    assert {"zatre_vision.rules.record", "zatre_vision.cards.record"} <= graph[
+        "zatre_vision.variants"]
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root / "pkg"
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"pkg/__init__.py": "", "pkg/a.py": "from . import b\n", "pkg/b.py": "from .a import x\n"},
+     [["pkg.a", "pkg.b"]]),
+    # put off into a function, and through a package's __init__
+    ({"pkg/__init__.py": "def f():\n    from .sub import c\n",
+      "pkg/sub/__init__.py": "", "pkg/sub/c.py": "import pkg\n"},
+     [["pkg", "pkg.sub.c"]]),
+    ({"pkg/__init__.py": "", "pkg/a.py": "from .b import y\n", "pkg/b.py": "from .c import z\n",
+      "pkg/c.py": "from ..pkg import a\n"}, [["pkg.a", "pkg.b", "pkg.c"]]),
+    # a submodule under its own package, imports of other packages: no cycle
+    ({"pkg/__init__.py": "from .a import x\n", "pkg/a.py": "import json\nfrom .b import y\n",
+      "pkg/b.py": "x = 1\n"}, []),
+])
+def test_the_check_finds_a_cycle(tmp_path, files, expected):
+    assert cycles(import_graph(_write(tmp_path, files))) == expected
