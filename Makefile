@@ -22,8 +22,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 # The dashboard at http://localhost:8000 on a simulated game that plays itself
 # through the whole pipeline (synthetic camera frames, vision, tracking, rules).
+# `make demo PORT=8080` serves it on another port.
+PORT ?= 8000
 demo: $(VENV)/.installed
-	$(BIN)/zatre serve --demo --host 127.0.0.1 --port 8000
+	$(BIN)/zatre serve --demo --host 127.0.0.1 --port $(PORT)
 
 # pytest exits 5 when it collects no test: that is not a failure of the build.
 test: $(VENV)/.installed-test

@@ -2,7 +2,8 @@
 
 :class:`DemoDriver` feeds the turns of a :class:`~zatre_vision.simulate.Simulation`
 into :meth:`Table.commit_turn` on a timer thread, with a small snapshot picture per
-turn, and starts a new match when one ends. It is the stand-in for the camera
+turn, and, when a game ends, finishes the match with the minus points (it gets a winner),
+leaves the result on view for ``RESULT_S`` seconds and starts a new one. It is the stand-in for the camera
 pipeline: replace ``_next_turn`` with synthetic frames -> vision -> tracker and
 nothing else changes. Interface: ``start()``, ``stop()``, ``tick()`` (one step, for
 tests).
@@ -13,6 +14,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 
 from .match import MatchError
 from .rules.board import LIGHT, NAMES, START, row_col
@@ -22,6 +24,10 @@ from .table import Table
 log = logging.getLogger(__name__)
 
 DEMO_PLAYERS = ("Ann", "Ben", "Cleo")
+
+#: Seconds a finished demo game's result (its winner, the minus points) stays on view
+#: before the next game starts.
+RESULT_S = 10.0
 
 
 def render_snapshot(board: dict[str, int], new: dict[str, int] | None = None,
@@ -57,17 +63,18 @@ class DemoDriver:
     """Plays simulated games at ``table``, one turn every ``interval`` seconds."""
 
     def __init__(self, table: Table, interval: float = 2.0, players=DEMO_PLAYERS,
-                 seed: int | None = None, pause_turns: int = 3, snapshots: bool = True,
-                 fresh: bool = False):
+                 seed: int | None = None, result_s: float = RESULT_S, snapshots: bool = True,
+                 fresh: bool = False, clock=time.monotonic):
         self.table = table
         self.interval = interval
         self.players = list(players)
         self.rng = random.Random(seed)
-        self.pause_turns = pause_turns
+        self.result_s = result_s
         self.snapshots = snapshots
+        self.clock = clock
         self.sim: Simulation | None = None
         self.sim_match_id: int | None = None
-        self._pause = 0
+        self._result_until = 0.0  # the finished game's result is on view until then
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.games_finished = 0
@@ -129,15 +136,13 @@ class DemoDriver:
                 return
             if t.match is not None and not t.match.finished and t.match_source != "demo":
                 return  # a real match is being played at this table: leave it alone
-            if t.match is not None and t.match.finished and self._pause > 0:
-                self._pause -= 1
+            if t.match is not None and t.match.finished and self.clock() < self._result_until:
                 return
             self._new_game()
             return
         if t.match is None or t.match.finished:
-            if self._pause > 0:
-                self._pause -= 1
-                return
+            if self.clock() < self._result_until:
+                return  # the winner and the minus points stay on view
             self._new_game()
             return
         if t.match.pending is not None:
@@ -147,7 +152,7 @@ class DemoDriver:
             minus = {s.name: s.sheet.minus for s in self.sim.game.seats}
             t.finish(minus, source="demo")
             self.games_finished += 1
-            self._pause = self.pause_turns
+            self._result_until = self.clock() + self.result_s
             return
         placed = dict(turn.result.placed)
         snapshot = render_snapshot(turn.board, placed) if self.snapshots else None

@@ -190,19 +190,42 @@ class Match:
         self._changed()
         return turn
 
-    def declare_held(self, tiles: Sequence[int], player: str | None = None) -> None:
-        """Record the tiles a player kept back in their last turn (its hand becomes
-        placed + held)."""
+    def declare_held(self, tiles: Sequence[int], player: str | None = None,
+                     turn: int | None = None) -> int:
+        """Record the tiles ``player`` kept back in turn ``turn`` (1 is the first; the
+        turn's hand becomes placed + held). ``turn`` None: that player's last turn;
+        ``player`` None: the player of ``turn`` (or of the last turn). Returns the turn
+        number. A hand the player cannot have held (more than the draws allow, say five
+        tiles on the first turn) is refused with that one reason and changes nothing."""
         if not all(is_tile_value(v) for v in tiles):
             raise MatchError("held tiles must be values 1 to 6")
-        for k in range(len(self.turns) - 1, -1, -1):
-            t = self.turns[k]
-            if player is None or t.player == player:
-                hand = tuple(sorted([*t.placed.values(), *tiles]))
-                self.turns[k] = RecordTurn(t.player, t.placed, hand, t.override)
-                self._changed()
-                return
-        raise MatchError("no turn to attach held tiles to")
+        if player is not None and player not in self.players:
+            raise MatchError(f"unknown player {player!r}")
+        if turn is not None:
+            if not 1 <= turn <= len(self.turns):
+                raise MatchError(f"there is no turn {turn} yet (turns played: {len(self.turns)})")
+            k = turn - 1
+            if player is not None and self.turns[k].player != player:
+                raise MatchError(f"turn {turn} was {self.turns[k].player}'s, not {player}'s")
+        else:
+            mine = [k for k, t in enumerate(self.turns) if player is None or t.player == player]
+            if not mine:
+                raise MatchError(f"{player} has played no turn to keep tiles back from"
+                                 if player else "no turn to attach held tiles to")
+            k = mine[-1]
+        t = self.turns[k]
+        hand = tuple(sorted([*t.placed.values(), *tiles]))
+        turns = list(self.turns)
+        turns[k] = RecordTurn(t.player, t.placed, hand, t.override)
+        trial = run_replay(GameRecord(list(self.players), turns, dict(self.minus),
+                                      dict(self.teams), self.starter), apply_all=True)
+        wrong = [v.message for v in trial.turns[k].result.violations if v.code == "wrong-draw"]
+        if wrong:
+            raise MatchError(f"{t.player} cannot have kept back {' '.join(map(str, tiles))} "
+                             f"in turn {k + 1}: {wrong[0]}")
+        self.turns = turns
+        self._changed()
+        return k + 1
 
     # -- corrections -----------------------------------------------------------------------
     def set_cell(self, cell: str, value: int | None) -> None:
@@ -289,7 +312,7 @@ class Match:
     def state(self) -> dict:
         """The live match as JSON (``GET /api/state`` without the camera part)."""
         rep = self.replayed
-        last = rep.turns[-1].to_json() if rep.turns else None
+        last = {**rep.turns[-1].to_json(), "gain": rep.turns[-1].gain} if rep.turns else None
         alerts = []
         if self.pending is not None:
             alerts.append({"kind": "illegal-turn", "player": self.pending.player,

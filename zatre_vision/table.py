@@ -221,6 +221,8 @@ class Table:
             base = self.match.state()
             if not isinstance(self.match, TableCardMatch):
                 base["held"] = self.match.held_tiles()
+                # who played each turn (1 first): the held-tiles form names player and turn
+                base["turn_players"] = [t.player for t in self.match.turns]
             base["turns_played"] = len(self.match.turns)
         if self.match is None and self.resume_note:
             base["alerts"] = [{"kind": "as-recorded", "reasons": [self.resume_note]}]
@@ -339,6 +341,22 @@ class Table:
             self._publish()
             return match_id
 
+    def annul(self, match_id: int, reason: str, source: str = "manual") -> None:
+        """Annul a match (see ``Store.annul_match``); the table's own match leaves the
+        table, which waits for the next one."""
+        with self._lock:
+            row = self.store.get_match(match_id)
+            if row is None:
+                raise MatchError(f"no match {match_id}")
+            if row.get("annulled"):
+                raise MatchError(f"match {match_id} is already annulled")
+            self.store.annul_match(match_id, reason, source)
+            if match_id == self.match_id:
+                self.match = self.match_id = self.match_source = self.tournament_id = None
+                self.waiting_turn = None
+            self.revision += 1
+            self._publish()
+
     def commit_turn(self, placed: Mapping[str, int], hand: Sequence[int] | None = None,
                     snapshot_jpeg: bytes | None = None, source: str = "camera",
                     frame: int | None = None, player: str | None = None) -> dict:
@@ -395,12 +413,20 @@ class Table:
                      source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
-                     source: str = "manual") -> None:
+                     source: str = "manual", turn: int | None = None) -> int:
+        """The tiles ``player`` kept back in turn ``turn`` (see ``Match.declare_held``);
+        the event names both. Returns the turn number."""
         tiles = list(tiles)
         if isinstance(self.match, TableCardMatch):
             raise MatchError("the card game has no held-back tiles")
-        self._change("held", lambda m: m.declare_held(tiles, player),
-                     {"tiles": tiles, "player": player}, source=source)
+        payload = {"tiles": tiles, "player": player, "turn": turn}
+
+        def apply(m: Match) -> int:
+            number = m.declare_held(tiles, player, turn)
+            payload.update(turn=number, player=m.turns[number - 1].player)
+            return number
+
+        return self._change("held", apply, payload, source=source)
 
     def finish(self, minus: Mapping[str, int], source: str = "manual") -> None:
         minus = dict(minus)

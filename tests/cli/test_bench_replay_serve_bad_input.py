@@ -296,3 +296,13 @@ def test_replay_of_an_empty_path_is_refused_not_the_current_folder(zatre, replay
     proc = zatre("replay", "", "--no-progress", cwd=replay_dir)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "DIR is empty" in proc.stderr
+
+
+@pytest.mark.parametrize("extra", [("--demo",), ("--source", "picamera2"), ("--table", "t2")])
+def test_serve_club_takes_no_camera_and_no_table(extra):
+    res = invoke("serve", "--club", *extra, "--validate-config")
+    assert res.exit_code == 2 and "--club" in res.output and "Traceback" not in res.output
+
+
+def test_serve_club_settings_are_valid():
+    assert invoke("serve", "--club", "--validate-config").exit_code == 0

@@ -82,6 +82,18 @@ def test_wrong_draw_is_flagged_when_hands_are_known(zatre, tmp_path):
     assert "can hold at most 2" in out["turns"][1]["violations"][0]["message"]
 
 
+def test_a_five_tile_hand_on_the_first_turn_is_one_reason(zatre, tmp_path):
+    """Issue 39: not "3 of 5 placed, but 4 could have been" beside the wrong draw; the
+    first turn is three tiles on H8 (rules.md rule 1)."""
+    record = {"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": {"H8": 6, "H7": 5, "G7": 5}, "hand": [6, 5, 5, 1, 2]}]}
+    proc = zatre("score", write(tmp_path, record))
+    assert proc.returncode == 0, proc.stderr
+    violations = json.loads(proc.stdout)["turns"][0]["violations"]
+    assert [v["code"] for v in violations] == ["wrong-draw"]
+    assert violations[0]["message"].startswith("5 tiles in hand, but the player can hold at most 3")
+
+
 BAD_INPUTS = {
     "malformed JSON": ('{"players": ["Ann"', "not valid JSON"),
     "not an object": ("[1, 2]", "JSON object"),

@@ -223,13 +223,16 @@ def test_corrections_recompute_the_sheets(operator, playing):
 
 
 def test_held_tiles_and_finish(operator, playing):
-    assert operator.post_json("/table/held", {"tiles": "4 6"}).status_code == 200
-    st = operator.get("/api/state").get_json()
-    assert st["held"] == {"Ann": [4, 6]} and st["bag"] == 116
-    operator.post_json("/table/turn", {"placed": {}})
-    r = operator.post_json("/table/finish", {"minus": {"Ann": [4, 6], "Ben": 3}})
+    playing.commit_turn({"G8": 5}, source="manual")  # Ben places one of his two tiles
+    r = operator.post_json("/table/held", {"tiles": "6", "turn": 2})
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["message"] == "Tiles 6 recorded as kept back by Ben in turn 2."
     st = r.get_json()["state"]
-    assert st["finished"] and st["sheets"]["Ann"]["minus"] == 10 and st["winners"] == ["Ben"]
+    assert st["held"] == {"Ben": [6]} and st["bag"] == 116
+    assert st["turn_players"] == ["Ann", "Ben"]
+    r = operator.post_json("/table/finish", {"minus": {"Ann": 0, "Ben": [6]}})
+    st = r.get_json()["state"]
+    assert st["finished"] and st["sheets"]["Ben"]["minus"] == 6 and st["winners"] == ["Ann"]
     assert operator.post_json("/table/finish", {"minus": {}}).status_code == 409
 
 
@@ -388,8 +391,8 @@ def test_the_event_log_says_which_turn_a_late_tile_joined(operator, playing, tab
     table.add_to_turn(1, "F8", 4)
     table.set_cell("G8", 2)
     html = operator.get("/matches/1").data.decode()
-    assert "F8 → 4 <span class=\"muted\">(read late, added to turn 2)</span>" in html
-    assert "G8 → 2\n" in html                     # a correction by hand names no turn
+    assert "F8=4 read late and added to turn 2." in html
+    assert "G8 corrected to 2." in html            # a correction by hand names no turn
 
 
 def test_undo_after_the_end_says_the_match_reopens(operator, playing):

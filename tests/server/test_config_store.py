@@ -68,8 +68,9 @@ def test_migrations_are_numbered_and_idempotent(tmp_path):
     store.conn.execute("DROP TABLE tournaments")
     store.conn.execute("ALTER TABLE matches DROP COLUMN pairing")
     store.conn.execute("ALTER TABLE matches DROP COLUMN tournament_id")
+    store.conn.execute("ALTER TABLE matches DROP COLUMN annulled")
     store.close()
-    again = open_store(tmp_path)  # applies migrations 2 to 4 only
+    again = open_store(tmp_path)  # applies migrations 2 to 5 only
     assert again.schema_version() == len(MIGRATIONS) and again.tournaments() == []
     assert again.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     again.conn.execute("UPDATE schema_version SET version = 99")
@@ -101,11 +102,19 @@ def test_postgres_url_needs_psycopg_or_a_server():
 def test_demo_plays_whole_games_that_score_like_the_rules(databases):
     store = databases.open()
     table = Table(store, "demo")
-    driver = DemoDriver(table, players=["Ann", "Ben"], seed=7, pause_turns=0, snapshots=False)
+    now = [100.0]
+    driver = DemoDriver(table, players=["Ann", "Ben"], seed=7, snapshots=False,
+                        clock=lambda: now[0])
     while driver.games_finished == 0:
         driver.tick()
     st = table.state()
-    assert st["finished"] and st["winners"]
+    assert st["finished"] and st["winners"] and st["source"] == "demo"
+    assert {p: s["minus"] for p, s in st["sheets"].items()} == {  # the pips left in hand
+        s.name: sum(s.hand) for s in driver.sim.game.seats}
+    now[0] += 9.9  # the result stays on view for 10 s
+    driver.tick()
+    assert table.state()["match_id"] == 1 and table.state()["finished"]
+    now[0] += 0.2
     record = store.get_match(table.match_id)["record"]
     expected = {s.name: s.sheet.total for s in driver.sim.game.seats}
     assert table.match.totals() == expected

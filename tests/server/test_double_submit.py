@@ -27,6 +27,11 @@ def _playing(t):
     t.commit_turn({"H8": 6, "H7": 5, "G7": 5}, source="manual")
 
 
+def _two_turns(t):
+    _playing(t)
+    t.commit_turn({"G8": 5}, source="manual")  # Ben keeps his other tile back
+
+
 def _flagged(t):
     _playing(t)
     t.commit_turn({"I8": 6, "J8": 6}, source="manual")   # 18: flagged
@@ -66,7 +71,7 @@ WRITES = [
     (_playing, "/table/undo", {}, None),
     (_playing, "/table/end-turn", {}, None),
     (_playing, "/table/cell", {"cell": "H8", "value": 4}, None),
-    (_playing, "/table/held", {"tiles": "5 6"}, None),
+    (_two_turns, "/table/held", {"tiles": "6"}, None),
     (_playing, "/table/finish", {"minus": {"Ann": 0, "Ben": 3}}, None),
     (_nothing, "/tournaments", {"name": "Cup", "players": ["Ann", "Ben", "Cleo"]},
      {"name": "Cup", "players": "Ann, Ben, Cleo"}),

@@ -63,7 +63,7 @@ def test_errors_and_toasts_are_german_and_the_json_keeps_its_fields(operator):
     assert post("/table/reject", {}).get_json()["message"] == \
         "Beanstandeter Zug abgelehnt: Steine zurücknehmen."
     assert post("/table/turn", {"placed": {"H8": 5, "H9": 4, "H10": 3}}).get_json()["message"] \
-        == "Zug gewertet."
+        == "Zug gewertet: Ann 4 Punkte (8 mit x2)."
 
 
 def test_the_error_page_is_german(client):

@@ -73,6 +73,8 @@
         tabindex: "-1", "aria-colindex": c.col + 1,
         transform: `translate(${c.col * 10},${c.row * 10})` }, row);
       s("rect", { class: "cell-bg", width: 10, height: 10 }, g);
+      // H8 is the red start and an x2 cell too (rules.md): a light ring inside the red
+      if (c.kind === "start" && c.light) s("rect", { class: "light-ring", x: 1.4, y: 1.4, width: 7.2, height: 7.2, rx: 0.6 }, g);
       byName[c.name] = g;
     });
     s("g", { class: "layer-tiles", "aria-hidden": "true" }, svg);
@@ -224,15 +226,59 @@
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
-  function toast(message, bad) {
+  // choice: a refusal's way out ({label}), offered as a button that calls onChoose
+  function toast(message, bad, choice, onChoose) {
     const t = $("#toast");
     if (!t) return;
     t.textContent = localize(message);
     t.className = "toast" + (bad ? " bad" : "");
     t.hidden = false;
+    t.onclick = choice ? null : () => { t.hidden = true; };
     clearTimeout(t._timer);
+    if (choice) {
+      const row = el("div", { class: "toast-choice" }, t);
+      const go = el("button", { class: "btn btn-small", id: "toast-choice", text: choice.label }, row);
+      go.addEventListener("click", () => { t.hidden = true; onChoose(); });
+      const no = el("button", { class: "btn btn-small btn-ghost", text: _("Cancel") }, row);
+      no.addEventListener("click", () => { t.hidden = true; });
+      return;  // stays until answered
+    }
     t._timer = setTimeout(() => { t.hidden = true; }, bad ? 6000 : 2500);
   }
+
+  // Forms marked data-background (tournaments, annul) are sent in the background: a
+  // refusal is a toast on this page (with its way out, when it offers one), never a
+  // bare status page; done, the page goes where the server says, or reloads.
+  function backgroundForm(form) {
+    form.addEventListener("submit", async function send(ev, extra) {
+      if (ev) ev.preventDefault();
+      if (inFlight) return;
+      const body = new FormData(form);
+      if (extra) body.set(extra.field, extra.value);
+      inFlight = true;
+      busy(true);
+      let resp, data;
+      try {
+        resp = await fetch(form.action, { method: "POST", body, credentials: "same-origin",
+          headers: { "Accept": "application/json" } });
+        data = await resp.json().catch(() => ({}));
+      } catch (e) {
+        toast("The table server cannot be reached.", true);
+        return;
+      } finally {
+        inFlight = false;
+        busy(false);
+      }
+      if (!resp.ok) {
+        const c = data.choice;
+        toast(data.error || `Error ${resp.status}`, true, c, c ? () => send(null, c) : null);
+        return;
+      }
+      if (data.message) sessionStorage.setItem("zatre-toast", data.message);
+      if (data.location) window.location.href = data.location; else window.location.reload();
+    });
+  }
+  document.querySelectorAll("form[data-background]").forEach(backgroundForm);
 
   // The revision of the match this page shows, sent with every write: the server
   // answers a repeat (a double click, a resent request) "Already recorded".
@@ -277,8 +323,8 @@
     if (data.state && window.ZatreLive) window.ZatreLive.apply(data.state);
     return data;
   }
-  // plain forms (sign out, tournaments, calibration): their buttons go off once sent
-  document.querySelectorAll('form[method="post"]').forEach((f) => f.addEventListener("submit", () => {
+  // plain forms (sign out, calibration): their buttons go off once sent
+  document.querySelectorAll('form[method="post"]:not([data-background])').forEach((f) => f.addEventListener("submit", () => {
     setTimeout(() => f.querySelectorAll("button, input[type=submit]").forEach((b) => { b.disabled = true; }), 0);
   }));
 
@@ -304,10 +350,11 @@
     const parts = [];
     ["10", "11", "12"].forEach((k) => { if (pts[k]) parts.push(`${k}: ${pts[k]}`); });
     if (t.crosses) parts.push(`x2 ✕${t.crosses}`);
-    const args = { player: t.player, n: cells.length, points: total };
+    const args = { player: t.player, n: cells.length, points: total, gain: t.gain };
+    const doubled = t.gain !== undefined && t.gain !== total ? " " + _("({gain} with the x2)", args) : "";
     return (cells.length === 1 ? _("{player} placed 1 tile", args) : _("{player} placed {n} tiles", args)) + " " +
-      (total === 1 ? _("and scored 1 point", args) : _("and scored {points} points", args)) +
-      (parts.length ? ` (${parts.join(" · ")})` : "") +
+      (total === 1 ? _("and scored 1 point", args) : _("and scored {points} points", args)) + doubled +
+      (parts.length ? ` · ${parts.join(" · ")}` : "") +
       (t.override ? " · " + _("accepted by the operator") : "");
   }
 
@@ -358,7 +405,16 @@
       set("bag", String(state.bag));
       const cam = state.camera || {};
       const endTurn = $("#end-turn");
-      if (endTurn) endTurn.hidden = !cam.source || cam.source === "none";
+      const over = !!state.finished || !state.match_id;
+      if (endTurn) endTurn.hidden = !cam.source || cam.source === "none" || over;
+      // after the end only what still applies: correct cells, undo (reopens), annul
+      const enterBtn = $('#mode [data-mode="enter"]');
+      if (enterBtn) enterBtn.hidden = over;
+      if (over && mode === "enter") { const v = $('#mode [data-mode="view"]'); if (v) v.click(); }
+      const finishBox = $("#finish-box");
+      if (finishBox) finishBox.hidden = over;
+      const matchLink = $("#match-page-link");  // annul a match started by mistake there
+      if (matchLink) { matchLink.hidden = !state.match_id; if (state.match_id) matchLink.href = `/matches/${state.match_id}`; }
       const camEl = $("#camera-state");
       if (camEl) {
         camEl.textContent = _(cam.state || "off");
@@ -371,6 +427,26 @@
       if (pt) pt.checked = !!state.profi;
       renderAlerts();
       renderFinishForm();
+      renderHeldChoice();
+    }
+
+    // declared tiles name their player and turn: the latest turn of each player, newest
+    // first (the one just played is chosen), so they never land on the wrong hand
+    function renderHeldChoice() {
+      const sel = $("#held-turn");
+      if (!sel) return;
+      const turns = state.turn_players || [];
+      $("#held-form").hidden = !turns.length || !!state.finished;
+      const key = `${state.match_id}|${turns.length}`;
+      if (sel._key === key) return;
+      sel._key = key;
+      sel.textContent = "";
+      const seen = new Set();
+      for (let k = turns.length; k >= 1 && seen.size < (state.players || []).length; k--) {
+        if (seen.has(turns[k - 1])) continue;
+        seen.add(turns[k - 1]);
+        el("option", { value: String(k), text: `turn ${k} by ${turns[k - 1]}` }, sel);
+      }
     }
 
     function renderAlerts() {
@@ -589,7 +665,7 @@
       $("#profi-toggle").addEventListener("change", (ev) => post("/table/profi", { profi: ev.target.checked }));
       $("#held-form").addEventListener("submit", async (ev) => {
         ev.preventDefault();
-        const r = await post("/table/held", { tiles: $("#held-tiles").value });
+        const r = await post("/table/held", { tiles: $("#held-tiles").value, turn: $("#held-turn").value });
         if (r) $("#held-tiles").value = "";
       });
       $("#finish-form").addEventListener("submit", async (ev) => {

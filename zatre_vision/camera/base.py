@@ -27,6 +27,10 @@ class Frame:
     #: Set on the first frame of a new game by sources that play games themselves
     #: (the synthetic demo): {"players": [...], "starter": name}.
     new_game: dict | None = None
+    #: Set on the still frames after a game that played to its end (the synthetic
+    #: demo): {"minus": {player: pips}, "turns": n, "final": bool}. The table finishes
+    #: its match once it has the game's ``turns``, or at the ``final`` frame.
+    game_over: dict | None = None
 
 
 @dataclass

@@ -277,26 +277,32 @@ def print_page(row: dict, summary: dict):
     result = score_card_as_recorded(row["record"])
     return render_template("cards_print.html", match=summary, sheets=result["sheets"],
                            printed_bonus=CARD_RULES.printed_bonus, points=CARD_RULES.line_points,
-                           zero_rule=result["zero_rule"])
+                           zero_rule=result["zero_rule"],
+                           winners=row["winners"] if row["finished"] else [])
 
 
-def export_card_csv(row: dict) -> str:
-    """One line per turn (round, points per sum, super bonus, legality), then totals."""
+def export_card_csv(row: dict, part: str = "turns", turn_dates: dict | None = None) -> str:
+    """One table per file: ``part="turns"``, one line per turn (round, points per sum,
+    super bonus, legality, date); ``"sheets"``, the totals per player."""
     result = score_card_as_recorded(row["record"])
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["match", "turn", "round", "player", "placed", "legal", "override",
-                "points_10", "points_11", "points_12", "super_bonus", "violations"])
-    for k, t in enumerate(result["turns"], start=1):
-        w.writerow([row["id"], k, t["round"], t["player"],
-                    " ".join(f"{c}={v}" for c, v in t["placed"].items()) or "shows hand/pass",
-                    int(t["legal"]), int(bool(t.get("override"))), t["points"]["10"],
-                    t["points"]["11"], t["points"]["12"], t["super_bonus"],
-                    "; ".join(v["message"] for v in t["violations"])])
-    w.writerow([])
-    w.writerow(["match", "player", "rows_total", "super_bonus", "grand_total", "winner"])
+    if part == "turns":
+        dates = turn_dates or {}
+        w.writerow(["match", "turn", "round", "player", "placed", "legal", "override",
+                    "points_10", "points_11", "points_12", "super_bonus", "violations", "date"])
+        for k, t in enumerate(result["turns"], start=1):
+            w.writerow([row["id"], k, t["round"], t["player"],
+                        " ".join(f"{c}={v}" for c, v in t["placed"].items()) or "shows hand/pass",
+                        int(t["legal"]), int(bool(t.get("override"))), t["points"]["10"],
+                        t["points"]["11"], t["points"]["12"], t["super_bonus"],
+                        "; ".join(v["message"] for v in t["violations"]), dates.get(k, "")])
+        return buf.getvalue()
+    w.writerow(["match", "date", "player", "rows_total", "super_bonus", "grand_total",
+                "winner"])
     for p, s in result["sheets"].items():
-        w.writerow([row["id"], p, s["total"] - sum(b["points"] for b in s["super_bonus"]),
+        w.writerow([row["id"], row["created"], p,
+                    s["total"] - sum(b["points"] for b in s["super_bonus"]),
                     sum(b["points"] for b in s["super_bonus"]), s["total"],
                     int(p in row["winners"])])
     return buf.getvalue()

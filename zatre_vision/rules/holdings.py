@@ -119,7 +119,7 @@ def draw_violations(allow: Allowance, hand: Sequence[int] | None, placed: Sequen
     if hand is None:
         if len(placed) > allow.most:
             return [Violation("wrong-draw", (), f"{len(placed)} tiles placed, but the player "
-                              f"can hold at most {allow.most} ({allow.why})")]
+                              f"can hold at most {allow.most}: {allow.why}")]
         if allow.kept is not None:
             new = Counter(v for v in placed if is_tile_value(v)) - Counter(allow.kept)
             may = allow.most - len(allow.kept)
@@ -134,7 +134,7 @@ def draw_violations(allow: Allowance, hand: Sequence[int] | None, placed: Sequen
                              f"back {sorted(allow.kept)}"))
     if len(hand) > allow.most:
         out.append(Violation("wrong-draw", (), f"{len(hand)} tiles in hand, but the player "
-                             f"can hold at most {allow.most} ({allow.why})"))
+                             f"can hold at most {allow.most}: {allow.why}"))
     return out
 
 

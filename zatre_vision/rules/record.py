@@ -200,6 +200,9 @@ class ReplayedTurn:
     turn: RecordTurn
     result: TurnResult
     applied: bool
+    #: what the turn added to its sheet's rows total: its points, doubled where its
+    #: cross (or an earlier one) doubles a row, plus a row's bonus it completed
+    gain: int = 0
 
     def to_json(self) -> dict:
         entry = {"player": self.turn.player, **self.result.to_json()}
@@ -258,7 +261,10 @@ class Referee:
         allow = self.allowance(turn.player)
         values = list(turn.placed.values())
         draw = draw_violations(allow, turn.hand, values)
-        hand = turn.hand
+        # a declared hand the seat cannot hold is not believed: the turn is judged on its
+        # tiles alone, so the one reason given is the hand's (wrong-draw), not a rule 4/5
+        # verdict built on tiles the player never had
+        hand = turn.hand if not draw else None
         if hand is None and in_turn and not draw:  # the hand where the rules make it certain
             hand = turn_hand(allow, None, [v for v in values if is_tile_value(v)])
         result = check_turn(self.board, turn.placed, hand=hand, first_turn=first)
@@ -280,12 +286,16 @@ class Referee:
         if not result.legal and (turn.override or apply_all):
             result = _overridden(board, turn, result)
         applied = result.legal or turn.override or apply_all
+        gain = 0
         if applied:
             for name, value in turn.placed.items():
                 index = grid_index(name)
                 if index in CELL_SET and not board.values[index]:
                     board.put(index, value)
-            self.sheets[turn.player].enter(result.points, result.crosses)
+            sheet = self.sheets[turn.player]
+            before = sheet.rows_total
+            sheet.enter(result.points, result.crosses)
+            gain = sheet.rows_total - before
         if not (applied or in_turn):
             return ReplayedTurn(turn, result, applied)  # out of turn, refused: nothing drawn
         if self.retry is not None and self.retry != turn.player:
@@ -297,7 +307,7 @@ class Referee:
         k = self.players.index(turn.player)
         self.expected = self.players[(k + 1) % len(self.players)]
         self.retry = None if applied else turn.player
-        return ReplayedTurn(turn, result, applied)
+        return ReplayedTurn(turn, result, applied, gain)
 
 
 @dataclass

@@ -236,8 +236,8 @@ def _unconnected(values: list[int], board: Board, tiles: Mapping[int, int], firs
 def _must_place_all(board: Board, tiles: Mapping[int, int], hand: Sequence[int], first_turn: bool) -> list[Violation]:
     """Rule 5: with the hand known, no admissible placement may use more tiles."""
     usable = [v for v in hand if is_tile_value(v)]
-    if len(tiles) >= len(usable):
-        return []
+    if len(tiles) >= len(usable) or first_turn and len(tiles) >= FIRST_HAND:
+        return []  # rule 1: the first turn places three tiles, never more
     better = next(iter_placements(board, usable, len(tiles) + 1, first_turn), None)
     if better is None:
         return []

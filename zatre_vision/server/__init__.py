@@ -41,16 +41,22 @@ class ZatreContext:
     stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(4, 16))
     #: the writes applied lately, so that a repeat changes nothing (see once)
     writes: WriteLog = field(default_factory=WriteLog)
+    #: ``zatre serve --club``: the club overview is the home page; no table of its own
+    club: bool = False
 
 
-def _error_reply(code: int, name: str, message: str):
-    """An error as the client wants it: ``{"error", "status"}`` JSON or the error page,
-    in the request's language (i18n.localize: the JSON's field names stay)."""
+def _error_reply(code: int, name: str, message: str, choice: dict | None = None):
+    """An error as the client wants it: ``{"error", "status"}`` JSON (with ``choice``,
+    the way out a refusal offers) or the error page, in the request's language
+    (i18n.localize: the JSON's field names stay)."""
     from .i18n import localize
 
     message = localize(message)
     if wants_json():
-        return jsonify({"error": message, "status": code}), code
+        body = {"error": message, "status": code}
+        if choice:
+            body["choice"] = choice
+        return jsonify(body), code
     return render_template("error.html", code=code, name=name, message=message), code
 
 
@@ -95,6 +101,7 @@ def create_app(config: Settings, table: Table, store: Store,
         analysis_pages,
         api,
         calibration,
+        club,
         coach,
         language,
         live_view,
@@ -114,6 +121,7 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(live_view.bp)
     app.register_blueprint(tile_learning.bp)
     app.register_blueprint(language.bp)
+    app.register_blueprint(club.bp)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor
@@ -126,7 +134,8 @@ def create_app(config: Settings, table: Table, store: Store,
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         body, code = _error_reply(exc.code or 500, exc.name,
-                                  one_line(exc.description or exc.name))
+                                  one_line(exc.description or exc.name),
+                                  getattr(exc, "choice", None))
         resp = app.make_response((body, code))
         retry = getattr(exc, "retry_after", None)  # a PIN lockout: when to try again
         if retry:

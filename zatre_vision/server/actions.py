@@ -9,8 +9,9 @@ import random
 from flask import abort, current_app, flash, g, jsonify, redirect, request, url_for
 
 from ..match import MatchError
-from . import forms
+from . import forms, messages
 from .i18n import localize
+from .messages import ChoiceConflict
 from .replies import wants_json
 
 
@@ -21,12 +22,13 @@ def ctx():
 def done(message: str, target: str | None = None, **extra):
     g.write_message = message  # what a repeat of this write is told (once)
     message = localize(message)  # in the request's language (i18n)
+    location = forms.local_path(request.form.get("next"), "") or target or None
     if wants_json():
-        return jsonify({"ok": True, "message": message, **extra,
+        # ``location``: where a page sent in the background goes next (none: stay)
+        return jsonify({"ok": True, "message": message, **extra, "location": location,
                         "state": ctx().table.state()})
     flash(message)
-    return redirect(forms.local_path(request.form.get("next"), "")
-                    or target or url_for("pages.table"))
+    return redirect(location or url_for("pages.table"))
 
 
 def run(call):
@@ -47,12 +49,15 @@ def running_match(table) -> dict | None:
 
 
 def may_replace_running(data: dict) -> None:
-    """A new match leaves the running one unfinished for good: only when asked to."""
+    """A new match leaves the running one unfinished for good: only when asked to. The
+    refusal offers that choice (a button on the page that sent it)."""
     running = running_match(ctx().table)
     if running is not None and not forms.boolean(data.get("replace", "")):
-        abort(409, f"match {running['match_id']} is still running (turn "
-                   f"{running['turn_number']}): finish it first, or tick \"end it "
-                   "unfinished\" to start a new one")
+        raise ChoiceConflict(
+            messages.RUNNING_MATCH.format(match=running["match_id"],
+                                          turn=running["turn_number"]),
+            {"field": "replace", "value": "on",
+             "label": messages.END_UNFINISHED.format(match=running["match_id"])})
 
 
 def chosen_starter(data: dict, players: list[str]) -> tuple[str, dict | None]:

@@ -19,7 +19,7 @@ from flask import (
 )
 
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
-from . import forms
+from . import forms, messages
 from .actions import chosen_starter, ctx, done, draw_starter_of, may_replace_running, run
 from .i18n import localize
 from .once import once, run_once
@@ -180,8 +180,14 @@ def turn():
     hand = forms.tiles(hand) if hand not in (None, "", []) else None
     player = forms.optional_name(data.get("player"))
     verdict = run(lambda: ctx().table.commit_turn(placed, hand, source="manual", player=player))
-    msg = "Turn scored." if verdict["legal"] else "Turn flagged: " + "; ".join(
-        v["message"] for v in verdict["violations"])
+    if not verdict["legal"]:
+        msg = "Turn flagged: " + "; ".join(v["message"] for v in verdict["violations"])
+    elif not placed:
+        msg = f"Passed: {verdict['player']} places nothing this turn."
+    else:
+        last = ctx().table.state().get("last_turn") or {}
+        msg = (f"Turn scored: {verdict['player']} "
+               f"{messages.points_phrase(sum(verdict['points'].values()), last.get('gain', 0))}.")
     return done(msg, turn=verdict)
 
 
@@ -287,8 +293,12 @@ def held():
     if not tiles:
         abort(400, "give the held-back tiles, like 5 6")
     player = forms.optional_name(data.get("player"))
-    run(lambda: ctx().table.declare_held(tiles, player))
-    return done("Held-back tiles recorded.")
+    raw_turn = data.get("turn")
+    turn = None if raw_turn in (None, "") else forms.whole_number(raw_turn, 1, 10_000, "turn is the number of a turn played, like 3")
+    number = run(lambda: ctx().table.declare_held(tiles, player, turn=turn))
+    who = ctx().table.match.turns[number - 1].player
+    return done(f"Tiles {' '.join(map(str, tiles))} recorded as kept back by {who} "
+                f"in turn {number}.")
 
 
 @bp.post("/table/finish")
@@ -311,16 +321,25 @@ def profi():
     return done("Profi mode on: no hints." if on else "Profi mode off: hints available.")
 
 
+@bp.post("/matches/<int:match_id>/annul")
+@require_pin
+@once(strict=False)
+def annul(match_id: int):
+    """Annul a match (played by mistake, an empty one started in error): it stays in
+    the history with the reason, out of rankings and standings."""
+    reason = forms.reason(forms.payload().get("reason"))
+    run(lambda: ctx().table.annul(match_id, reason))
+    return done(messages.ANNULLED.format(match=match_id, reason=reason),
+                url_for("pages.match", match_id=match_id))
+
+
 # -- tournaments -------------------------------------------------------------------------
 @bp.post("/tournaments")
 @require_pin
 @once(strict=False)
 def create_tournament():
     data = forms.payload()
-    name = data.get("name")
-    if not isinstance(name, str) or not forms.NAME_RE.match(name.strip()):
-        abort(400, "give the tournament a name (up to 24 letters)")
-    name = name.strip()
+    name = forms.tournament_name(data.get("name"))
     names = forms.name_list(data.get("players") or [], 3, 16, "a round-robin")
     season = forms.season(data.get("season")) or ctx().table.season
     tid = ctx().store.create_tournament(name, names, season)

@@ -46,13 +46,21 @@ def _check_host(ctx, param, value: str | None) -> str | None:
               help="Seconds between turns of the demo game (default 2).")
 @click.option("--threads", type=click.IntRange(4, 1024), default=None,
               help="Worker threads for requests (live views hold none; default 64).")
+@click.option("--club", is_flag=True,
+              help="The club overview: every table's live match on one page (no camera, no "
+                   "table of its own); use with --db postgresql://... shared by the tables.")
 def serve(host, port, data_dir, db, pin, table_name, config_file, validate_config, demo, source,
-          demo_interval, threads) -> None:
+          demo_interval, threads, club) -> None:
     """Serve the table dashboard (board, score sheets, corrections, records, API)."""
     from ..config import ConfigError, load_settings
 
     if demo and source not in (None, "demo"):
         raise InputError("--demo and --source exclude each other")
+    if club and (demo or source not in (None, "none") or table_name):
+        raise InputError("--club shows the tables' matches: it takes no camera source and "
+                         "no --table")
+    if club:
+        source, table_name = "none", CLUB_TABLE
     overrides = {
         "server": {"host": host, "port": port, "data_dir": data_dir, "db": db, "pin": pin,
                    "table": table_name, "threads": threads},
@@ -66,7 +74,7 @@ def serve(host, port, data_dir, db, pin, table_name, config_file, validate_confi
     if validate_config:
         click.echo("settings are valid", err=True)
         return
-    run_server(settings)
+    run_server(settings, club=club)
 
 
 def _camera_pipeline(settings):
@@ -134,9 +142,14 @@ def _systemd_ready(table):
     return feeder
 
 
-def run_server(settings, ready: threading.Event | None = None) -> None:
+#: the name the club overview's server goes by (it plays no match of its own)
+CLUB_TABLE = "club-overview"
+
+
+def run_server(settings, ready: threading.Event | None = None, club: bool = False) -> None:
     """Open the store, resume the table, start the camera source and serve until
-    SIGTERM/SIGINT; then end every event stream and close the store cleanly."""
+    SIGTERM/SIGINT; then end every event stream and close the store cleanly.
+    ``club``: the club overview (``/club`` at ``/``), no camera."""
     from ..store import StoreError, open_store
     from ..table import Table
     from ..tracking.sources import model_available
@@ -164,7 +177,8 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
     camera = CameraControl(table, settings.camera.demo_interval_s, settings.camera.demo_seed,
                            pipelines=_camera_pipeline(settings),
                            demo_through_pipeline=model_available())
-    app = create_app(settings, table, store, camera)
+    app = create_app(settings, table, store, None if club else camera)
+    app.extensions["zatre"].club = club
     hub = StreamHub(table, keepalive_s=srv.keepalive_s, per_address=srv.streams_per_address,
                     total=srv.streams_total)
     raise_open_files_limit(srv.max_connections + 64)
@@ -184,7 +198,11 @@ def run_server(settings, ready: threading.Event | None = None) -> None:
         raise InputError(f"cannot listen on {srv.host}:{srv.port} (no such host)") from None
     camera.start(source, table.match.players if (source == "demo" and table.match
                                                  and table.match_source == "demo") else None)
-    hardware = _start_gpio(settings, table, camera)
+    hardware = None if club else _start_gpio(settings, table, camera)
+    if not club:  # where the club overview links to this table's dashboard
+        from .club import register_dashboard
+
+        register_dashboard(store, srv.table, srv.host, srv.port)
 
     stopping = threading.Event()
 

@@ -97,6 +97,43 @@ def optional_name(raw, what: str = "player") -> str | None:
     return raw.strip()
 
 
+#: a tournament's name: letters of any script, digits, spaces and the punctuation club
+#: names use ("Herbst-Cup 2026 (Süd)", "Open 3/4, Runde 2")
+TOURNAMENT_NAME_MAX = 40
+_TOURNAMENT_CHARS = re.compile(r"[\w .,'\-&()/+:#]", re.UNICODE)
+
+
+def tournament_name(raw) -> str:
+    """A tournament's name, or a 400 that says what is wrong with it."""
+    from .messages import TOURNAMENT_NAME_CHAR, TOURNAMENT_NAME_EMPTY, TOURNAMENT_NAME_LONG
+
+    name = " ".join(raw.split()) if isinstance(raw, str) else ""
+    if not name:
+        abort(400, TOURNAMENT_NAME_EMPTY)
+    if len(name) > TOURNAMENT_NAME_MAX:
+        abort(400, TOURNAMENT_NAME_LONG.format(most=TOURNAMENT_NAME_MAX, n=len(name)))
+    bad = sorted({c for c in name if not _TOURNAMENT_CHARS.fullmatch(c)})
+    if bad:
+        abort(400, TOURNAMENT_NAME_CHAR.format(chars=" ".join(repr(c) for c in bad[:5])))
+    return name
+
+
+REASON_MAX = 200
+
+
+def reason(raw) -> str:
+    """A one-line reason (annulling a match), or a 400."""
+    from .messages import REASON_EMPTY, REASON_LONG
+
+    text = " ".join(raw.split()) if isinstance(raw, str) else ""
+    text = "".join(c for c in text if c.isprintable())
+    if not text:
+        abort(400, REASON_EMPTY)
+    if len(text) > REASON_MAX:
+        abort(400, REASON_LONG.format(most=REASON_MAX, n=len(text)))
+    return text
+
+
 def record_id(raw, what: str) -> int:
     """A stored record's id (a tournament's, a match's)."""
     return whole_number(raw, 1, MAX_ID, f"{what} must be a whole number from 1")

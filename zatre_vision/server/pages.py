@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from ..cards import blueprint as cards
 from ..rules.board import LIGHT, NAMES, START, row_col
@@ -14,13 +23,18 @@ from ..rules.record import RecordError
 from . import forms
 from .api import PER_PAGE, page_arg
 from .records import (
+    counts_for_rankings,
+    event_sentence,
     export_csv,
+    export_season_csv,
+    export_sheet_csv,
     match_document,
     match_summary,
     rankings,
     replay_steps,
     stored_result,
     tournament_view,
+    turn_dates,
 )
 
 bp = Blueprint("pages", __name__)
@@ -38,12 +52,13 @@ def ctx():
 
 
 def board_cells() -> list[dict]:
-    """Geometry for the board drawing: every cell with its row, column and kind."""
+    """Geometry for the board drawing: every cell with its row, column and kind, and
+    ``light`` (an x2 cell: H8, the red start, is one too, rules.md)."""
     out = []
     for index, name in NAMES.items():
         r, c = row_col(index)
         kind = "start" if index == START else ("light" if index in LIGHT else "plain")
-        out.append({"name": name, "row": r, "col": c, "kind": kind})
+        out.append({"name": name, "row": r, "col": c, "kind": kind, "light": index in LIGHT})
     return out
 
 
@@ -65,6 +80,8 @@ def _match(match_id: int) -> dict:
 
 @bp.get("/")
 def table():
+    if ctx().club:  # zatre serve --club: no table of its own, every table's match
+        return redirect(url_for("club.overview"))
     state = ctx().table.state()
     if state.get("variant") == "cards":
         return cards.table_page(state, "table")
@@ -114,6 +131,8 @@ def match(match_id: int):
         return cards.match_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
     events = ctx().store.events(match_id)
+    for e in events:
+        e["sentence"] = event_sentence(e, steps)
     return render_template("match.html", page="history", match=match_summary(row),
                            steps_json=_json(steps), cells_json=_json(board_cells()),
                            events=events, players=row["players"], steps=len(steps) - 1,
@@ -126,7 +145,8 @@ def print_sheet(match_id: int):
     if _cards(row):
         return cards.print_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
-    return render_template("print.html", match=match_summary(row), sheets=steps[-1]["sheets"])
+    return render_template("print.html", match=match_summary(row), sheets=steps[-1]["sheets"],
+                           winners=row["winners"] if row["finished"] else [])
 
 
 @bp.get("/matches/<int:match_id>/export.json")
@@ -137,13 +157,36 @@ def export_json(match_id: int):
                              f'attachment; filename="zatre-match-{match_id}.json"'})
 
 
+def _csv(text: str, filename: str) -> Response:
+    return Response(text, mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
 @bp.get("/matches/<int:match_id>/export.csv")
 def export_csv_view(match_id: int):
+    """The match's turns, one table (the sheets are ``sheets.csv``)."""
     row = _match(match_id)
-    text = cards.export_card_csv(row) if _cards(row) else export_csv(row)
-    return Response(text, mimetype="text/csv",
-                    headers={"Content-Disposition":
-                             f'attachment; filename="zatre-match-{match_id}.csv"'})
+    dates = turn_dates(ctx().store.events(match_id))
+    text = (cards.export_card_csv(row, "turns", dates) if _cards(row)
+            else export_csv(row, dates))
+    return _csv(text, f"zatre-match-{match_id}-turns.csv")
+
+
+@bp.get("/matches/<int:match_id>/sheets.csv")
+def export_sheets_view(match_id: int):
+    row = _match(match_id)
+    text = cards.export_card_csv(row, "sheets") if _cards(row) else export_sheet_csv(row)
+    return _csv(text, f"zatre-match-{match_id}-sheets.csv")
+
+
+@bp.get("/seasons/<season>/matches.csv")
+def export_season_view(season: str):
+    """Every match of a season (finished, unfinished, annulled), one line per player."""
+    store = ctx().store
+    if season not in store.seasons():
+        abort(404, f"no season {season[:40]!r}")
+    return _csv(export_season_csv(store.season_matches(season), store.active_match_ids()),
+                f"zatre-season-{season}.csv")
 
 
 @bp.get("/matches/<int:match_id>/turns/<int:number>/snapshot.jpg")
@@ -162,7 +205,7 @@ def rankings_page():
     seasons = store.seasons()
     if season is not None and season not in seasons:
         abort(404, f"no season {season[:40]!r}")
-    finished = store.finished_matches(season)
+    finished = [r for r in store.finished_matches(season) if counts_for_rankings(r)]
     from .analysis_jobs import MISSED_PER_TURN_DEFINITION, missed_per_turn
 
     return render_template("rankings.html", page="rankings", rows=rankings(finished),
@@ -184,5 +227,5 @@ def tournament(tid: int):
     t = store.get_tournament(tid)
     if t is None:
         abort(404, f"no tournament {tid}")
-    view = tournament_view(t, store.tournament_matches(tid))
+    view = tournament_view(t, store.tournament_matches(tid), store.active_match_ids())
     return render_template("tournament.html", page="tournaments", t=t, **view)

@@ -12,6 +12,7 @@ from ..rules.board import CELL_SET, grid_index
 from ..rules.record import RecordError, parse_record, run_replay
 from ..rules.sheet import ScoreSheet
 from ..variants import score_as_recorded
+from . import messages as say
 
 
 def match_summary(row: dict) -> dict:
@@ -29,6 +30,8 @@ def match_summary(row: dict) -> dict:
         if row["finished"] else None,
         "tournament_id": row.get("tournament_id"),
         "variant": (row.get("record") or {}).get("variant", "board"),
+        "demo": row.get("source") == "demo",
+        "annulled": row.get("annulled"),
     }
 
 
@@ -73,13 +76,19 @@ def replay_steps(record: dict, finished: bool) -> list[dict]:
         if k == len(state.turns) and finished:
             for p, pips in rec.minus.items():
                 sheets[p].minus = pips
-        steps.append({"turn": {"number": k, **t.to_json()}, "board": dict(board),
+        steps.append({"turn": {"number": k, **t.to_json(), "gain": t.gain}, "board": dict(board),
                       "sheets": {p: s.to_json() for p, s in sheets.items()}})
     if not state.turns and finished:
         for p, pips in rec.minus.items():
             sheets[p].minus = pips
         steps[0]["sheets"] = {p: s.to_json() for p, s in sheets.items()}
     return steps
+
+
+def counts_for_rankings(row: dict) -> bool:
+    """A finished match the rankings count: not a demo game (simulated players), not
+    annulled."""
+    return row.get("source") != "demo" and not row.get("annulled")
 
 
 def rankings(rows: list[dict]) -> list[dict]:
@@ -93,6 +102,8 @@ def rankings(rows: list[dict]) -> list[dict]:
             continue
         if (row.get("record") or {}).get("variant", "board") != "board":
             continue  # rankings are for the board game; card games are in the History
+        if not counts_for_rankings(row):
+            continue  # the simulated demo's games, and annulled matches
         totals = row["totals"]
         for p in row["players"]:
             a = acc[p]
@@ -168,39 +179,155 @@ def standings(players: list[str], matches: list[dict]) -> list[dict]:
     return out
 
 
-def tournament_view(tournament: dict, matches: list[dict]) -> dict:
-    """Pairings by round, each with its match (the latest one played for it)."""
+def pairing_status(match: dict | None, active: set[int]) -> str:
+    """Where a pairing stands, from the latest match played for it: ``open`` (none yet),
+    ``playing`` (a table plays it now), ``finished``, ``unfinished`` (a new match
+    replaced it at its table) or ``annulled``. Unfinished and annulled pairings are
+    played again."""
+    if match is None:
+        return "open"
+    if match.get("annulled"):
+        return "annulled"
+    if match["finished"]:
+        return "finished"
+    return "playing" if match["id"] in active else "unfinished"
+
+
+def tournament_view(tournament: dict, matches: list[dict], active: set[int] | None = None
+                    ) -> dict:
+    """Pairings by round, each with its match (the latest one played for it) and its
+    ``status`` (``pairing_status``); standings from finished matches not annulled.
+    ``active``: the match each table plays now."""
+    active = active or set()
     by_key: dict[str, dict] = {}
     for m in matches:
         if m.get("pairing"):
             by_key[m["pairing"]] = m
     rounds = []
     for pairs in round_robin(tournament["players"]):
-        rounds.append([{"a": a, "b": b, "key": pairing_key(a, b),
-                        "match": by_key.get(pairing_key(a, b))} for a, b in pairs])
-    return {"rounds": rounds, "standings": standings(tournament["players"], matches)}
+        rows = []
+        for a, b in pairs:
+            m = by_key.get(pairing_key(a, b))
+            rows.append({"a": a, "b": b, "key": pairing_key(a, b), "match": m,
+                         "status": pairing_status(m, active)})
+        rounds.append(rows)
+    counted = [m for m in matches if not m.get("annulled")]
+    return {"rounds": rounds, "standings": standings(tournament["players"], counted)}
 
 
-def export_csv(row: dict) -> str:
-    """One line per turn (points per sum, crosses, legality), then the sheet totals."""
+def turn_dates(events: list[dict]) -> dict[int, str]:
+    """When each turn (1 first) was entered, from the match's events (the latest
+    event that names the turn: an accepted flagged turn is dated by its acceptance)."""
+    return {e["turn_number"]: e["created"] for e in events
+            if e.get("turn_number") and e["kind"] in ("turn", "accept")}
+
+
+def export_csv(row: dict, dates: dict[int, str] | None = None) -> str:
+    """The turns of a match, one line each (points per sum, crosses, legality, date):
+    one table, the sheets are ``export_sheet_csv``."""
     result = score_as_recorded(row["record"])
+    dates = dates or {}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["match", "turn", "player", "placed", "legal", "override", "points_10",
-                "points_11", "points_12", "crosses", "violations"])
+                "points_11", "points_12", "crosses", "violations", "date"])
     for k, t in enumerate(result["turns"], start=1):
         w.writerow([row["id"], k, t["player"],
                     " ".join(f"{c}={v}" for c, v in t["placed"].items()) or "pass",
                     int(t["legal"]), int(bool(t.get("override"))), t["points"]["10"],
                     t["points"]["11"], t["points"]["12"], t["crosses"],
-                    "; ".join(v["message"] for v in t["violations"])])
-    w.writerow([])
-    w.writerow(["match", "player", "rows_total", "minus", "grand_total", "winner"])
+                    "; ".join(v["message"] for v in t["violations"]), dates.get(k, "")])
+    return buf.getvalue()
+
+
+def export_sheet_csv(row: dict) -> str:
+    """The sheets of a match, one line per player: one table, dated."""
+    result = score_as_recorded(row["record"])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["match", "date", "ended", "player", "rows_total", "minus", "grand_total",
+                "winner"])
     for p, s in result["sheets"].items():
-        w.writerow([row["id"], p, s["total"] + s["minus"], s["minus"], s["total"],
-                    int(p in row["winners"])])
+        w.writerow([row["id"], row["created"], row["updated"] if row["finished"] else "", p,
+                    s["total"] + s["minus"], s["minus"], s["total"],
+                    int(p in row["winners"] and row["finished"])])
+    return buf.getvalue()
+
+
+def match_status(row: dict, active: set[int]) -> str:
+    """finished, playing, unfinished or annulled."""
+    if row.get("annulled"):
+        return "annulled"
+    if row["finished"]:
+        return "finished"
+    return "playing" if row["id"] in active else "unfinished"
+
+
+def export_season_csv(rows: list[dict], active: set[int]) -> str:
+    """Every match of a season, one line per player: one table (the club's records)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["match", "date", "ended", "season", "table", "game", "source", "status",
+                "annulled_reason", "tournament", "player", "grand_total", "winner"])
+    for row in rows:
+        status = match_status(row, active)
+        for p in row["players"]:
+            w.writerow([row["id"], row["created"], row["updated"] if row["finished"] else "",
+                        row.get("season") or "", row["table_name"],
+                        (row.get("record") or {}).get("variant", "board"),
+                        row.get("source") or "", status, row.get("annulled") or "",
+                        row.get("tournament_id") or "", p, row["totals"].get(p, 0),
+                        int(row["finished"] and p in row["winners"])])
     return buf.getvalue()
 
 
 def all_pairs(players: list[str]) -> list[tuple[str, str]]:
     return list(combinations(players, 2))
+
+
+def _tiles(placed: dict) -> str:
+    return " ".join(f"{c}={v}" for c, v in placed.items())
+
+
+def event_sentence(event: dict, steps: list[dict]) -> str:
+    """One event of a match's log as a sentence with the player's name: who placed
+    what and scored how much (the x2 included), passed, corrected, kept back,
+    finished, annulled. ``steps``: the match's ``replay_steps`` (points per turn)."""
+    kind, p = event["kind"], event.get("payload") or {}
+    number = event.get("turn_number")
+    step = steps[number]["turn"] if isinstance(number, int) and 0 < number < len(steps) else None
+    player = p.get("player") or (step or {}).get("player") or "?"
+    if kind == "start":
+        players = p.get("players") or []
+        starter = (p.get("record") or {}).get("starter") or (players[0] if players else "?")
+        return say.EVENT_START.format(players=", ".join(players), starter=starter)
+    if kind == "turn":
+        placed = p.get("placed") or {}
+        if not placed:
+            return say.EVENT_PASS.format(player=player)
+        if not p.get("legal", True):
+            reasons = "; ".join(v.get("message", "") for v in p.get("violations") or [])
+            return say.EVENT_FLAGGED.format(player=player, tiles=_tiles(placed), reasons=reasons)
+        pts = sum((step or {}).get("points", {}).values()) if step else 0
+        gain = (step or {}).get("gain", pts)
+        return say.EVENT_TURN.format(player=player, tiles=_tiles(placed),
+                                     points=say.points_phrase(pts, gain))
+    if kind == "correction":
+        if p.get("turn"):
+            return say.EVENT_LATE.format(cell=p.get("cell"), value=p.get("value"), turn=p["turn"])
+        if p.get("value") is None:
+            return say.EVENT_CLEAR.format(cell=p.get("cell"))
+        return say.EVENT_SET.format(cell=p.get("cell"), value=p.get("value"))
+    if kind == "held":
+        tiles = " ".join(map(str, p.get("tiles") or []))
+        if p.get("player") and p.get("turn"):
+            return say.EVENT_HELD.format(player=p["player"], tiles=tiles, turn=p["turn"])
+        return say.EVENT_HELD_UNNAMED.format(tiles=tiles)
+    if kind == "finish":
+        minus = p.get("minus") or {}
+        return say.EVENT_FINISH.format(
+            minus=", ".join(f"{q} {n}" for q, n in minus.items()) or "none")
+    if kind == "annul":
+        return say.EVENT_ANNUL.format(reason=p.get("reason", ""))
+    simple = {"accept": say.EVENT_ACCEPT, "reject": say.EVENT_REJECT, "undo": say.EVENT_UNDO}
+    return simple.get(kind) or say.EVENT_OTHER.format(kind=kind.replace("-", " ").capitalize())

@@ -164,6 +164,11 @@ class Store:
         rows = self._rows("SELECT match_id FROM tables WHERE match_id IS NOT NULL")
         return {int(r["match_id"]) for r in rows}
 
+    def tables(self) -> list[dict]:
+        """Every table that has played here: ``name`` and the ``match_id`` it plays now
+        (None after its match was annulled), by name."""
+        return self._rows("SELECT name, match_id FROM tables ORDER BY name")
+
     def get_match(self, match_id: int) -> dict | None:
         row = self._one("SELECT * FROM matches WHERE id = ?", (match_id,))
         return _decode_match(row) if row else None
@@ -177,12 +182,29 @@ class Store:
         return [_decode_match(r) for r in rows], int(total)
 
     def finished_matches(self, season: str | None = None) -> list[dict]:
+        """Finished matches that count (an annulled one does not), oldest first."""
         if season:
-            rows = self._rows("SELECT * FROM matches WHERE finished = 1 AND season = ? "
-                              "ORDER BY id", (season,))
+            rows = self._rows("SELECT * FROM matches WHERE finished = 1 AND annulled IS NULL "
+                              "AND season = ? ORDER BY id", (season,))
         else:
-            rows = self._rows("SELECT * FROM matches WHERE finished = 1 ORDER BY id")
+            rows = self._rows("SELECT * FROM matches WHERE finished = 1 AND annulled IS NULL "
+                              "ORDER BY id")
         return [_decode_match(r) for r in rows]
+
+    def season_matches(self, season: str) -> list[dict]:
+        """Every match of ``season`` (finished, unfinished, annulled), oldest first."""
+        rows = self._rows("SELECT * FROM matches WHERE season = ? ORDER BY id", (season,))
+        return [_decode_match(r) for r in rows]
+
+    def annul_match(self, match_id: int, reason: str, source: str | None = "manual") -> None:
+        """Annul a match: it stays in the history with ``reason`` and its 'annul' event,
+        out of rankings and standings; a table playing it plays it no more."""
+        stamp = now_iso()
+        with self.transaction():
+            self._exec("UPDATE matches SET annulled = ?, updated = ? WHERE id = ?",
+                       (reason, stamp, match_id))
+            self._exec("UPDATE tables SET match_id = NULL WHERE match_id = ?", (match_id,))
+            self._event(match_id, "annul", source, {"reason": reason}, None, None, stamp)
 
     def seasons(self) -> list[str]:
         rows = self._rows("SELECT DISTINCT season FROM matches WHERE season IS NOT NULL "

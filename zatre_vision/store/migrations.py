@@ -73,4 +73,9 @@ MIGRATIONS: list[list[str]] = [
             created TEXT NOT NULL)""",
         "CREATE INDEX tile_corrections_created ON tile_corrections (created)",
     ],
+    # 5: a match an operator annulled (played by mistake, a wrong pairing): the reason,
+    # NULL while it counts; an annulled match stays in the history, out of rankings
+    [
+        "ALTER TABLE matches ADD COLUMN annulled TEXT",
+    ],
 ]

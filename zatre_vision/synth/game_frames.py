@@ -114,6 +114,10 @@ class GameScene:
                 break
             self.turns.append(turn)
         self.record = sim.game.to_record()
+        #: the pips left in each hand when the game played to its end (None when
+        #: ``max_turns`` cut it short): the demo finishes its match with them
+        self.minus = ({seat.name: seat.sheet.minus for seat in sim.game.seats}
+                      if sim.game.over else None)
         self.plan = _plan(self.turns, rng)
         self.renderer = Renderer(cfg, seed, width, height)
         setup = self.renderer.sample_setup(rng, quality=quality)

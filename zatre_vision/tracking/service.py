@@ -21,6 +21,7 @@ import cv2
 from ..camera.base import CameraStatus, Frame, FrameSource
 from ..camera.pacing import FramePacer
 from ..camera.reconnect import ReconnectingSource
+from ..match import MatchError
 from ..store import StoreError
 from .pipeline import CellReader, LivePipeline, PipelineConfig
 from .sink import TableSink
@@ -205,6 +206,9 @@ class CameraService:
             self.pipeline = None
         if self.table.match is None:
             return  # no match set up yet: nothing to track
+        if frame.game_over and self._finish_demo_game(frame.game_over):
+            self._report(frame)
+            return
         if self.pipeline is None or self.sink is None or self.sink.match is not self.table.match:
             self.sink = TableSink(self.table, "demo" if self.source.name == "synthetic" else "camera")
             self.pipeline = LivePipeline(reader, self.sink, self.config)
@@ -219,6 +223,25 @@ class CameraService:
                 self.pipeline.event(event)
         self._publish_waiting()
         self._report(frame)
+
+    def _finish_demo_game(self, over: dict) -> bool:
+        """The synthetic demo's game has ended: finish the table's demo match with the
+        game's minus points once its last turn is in (or at the ``final`` still frame),
+        so it gets a winner. True while the result is on view (nothing to track)."""
+        table = self.table
+        if table.match_source != "demo" or table.match is None:
+            return False
+        if table.match.finished:
+            return True
+        if len(table.match.turns) < over["turns"] and not over.get("final"):
+            return False  # the last turn is still to commit: keep tracking
+        if table.match.pending is not None:
+            table.reject_pending(source="demo")
+        try:
+            table.finish(over["minus"], source="demo")
+        except MatchError as exc:
+            log.warning("demo game could not be finished: %s", exc)
+        return True
 
     def _publish_waiting(self) -> None:
         """Tell the table which turn waits for which cells (only when that changes)."""

@@ -1,0 +1,82 @@
+"""The club overview (``zatre serve --club``, and ``/club`` on any server): every
+table that shares this database, each with its live match (a board thumbnail,
+players, scores, whose turn) and a link to the table's own dashboard.
+
+Each ``zatre serve`` stores where its dashboard answers (setting
+``dashboard_url:<table>``) when it starts; the overview reads the matches from the
+shared store, so it needs no connection to the tables. ``/api/club`` is what
+``club.js`` polls to keep the page live."""
+
+from __future__ import annotations
+
+import socket
+
+from flask import Blueprint, current_app, jsonify, render_template
+
+from ..match import Match, MatchError
+from ..rules.record import RecordError
+
+bp = Blueprint("club", __name__)
+
+#: how often the overview page asks for the tables again (seconds)
+POLL_S = 3
+
+
+def dashboard_url(host: str, port: int) -> str:
+    """The address other machines reach a table's dashboard at: its host, or this
+    machine's name when it listens on every interface."""
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.gethostname()
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
+def register_dashboard(store, table: str, host: str, port: int) -> None:
+    store.set_setting(f"dashboard_url:{table}", dashboard_url(host, port))
+
+
+def table_entry(store, name: str, match_id: int | None) -> dict:
+    """One table of the overview: its match as the table shows it, or none."""
+    entry = {"table": name, "url": store.get_setting(f"dashboard_url:{name}"),
+             "match_id": None, "players": [], "totals": {}, "turn": None,
+             "turn_number": 0, "finished": False, "winners": [], "board": {},
+             "variant": None, "source": None, "note": None}
+    row = store.get_match(match_id) if match_id is not None else None
+    if row is None:
+        return entry
+    record = row["record"]
+    entry.update(match_id=row["id"], players=row["players"], totals=row["totals"],
+                 finished=row["finished"], winners=row["winners"] if row["finished"] else [],
+                 variant=record.get("variant", "board"), source=row.get("source"),
+                 turn_number=len(record.get("turns") or []) + 1)
+    if entry["variant"] != "board":
+        return entry  # a card game: players and scores only
+    try:
+        match = Match.from_record(record, finished=row["finished"], as_recorded=True)
+    except (RecordError, MatchError, ValueError, KeyError, TypeError) as exc:
+        entry["note"] = f"cannot be shown: {exc}"
+        return entry
+    entry.update(board=match.board.to_dict(), totals=match.totals(),
+                 turn=None if match.finished else match.current_player)
+    return entry
+
+
+def overview_data(store) -> list[dict]:
+    return [table_entry(store, t["name"], t["match_id"]) for t in store.tables()]
+
+
+@bp.get("/club")
+def overview():
+    from .pages import _json, board_cells
+
+    store = current_app.extensions["zatre"].store
+    tables = overview_data(store)
+    return render_template("club.html", page="club", tables=tables,
+                           tables_json=_json(tables), cells_json=_json(board_cells()),
+                           poll_s=POLL_S)
+
+
+@bp.get("/api/club")
+def api_overview():
+    return jsonify({"tables": overview_data(current_app.extensions["zatre"].store)})
