@@ -704,6 +704,8 @@ class BoardReader:
         checked = (cls > 0) & (cls != OCCLUDED)
         unsure_tile = checked & (conf < self.veto_confidence)
         counts = count_all(cr, checked)
+        if self.classifier.adaptation is not None:  # a table's own tiles: its counter
+            counts = self.classifier.adaptation.counts_for(counts, cls)
         veto = checked & sure_count_disagrees(counts, cls, blurred)
         cells: dict[str, int] = {}
         uncertain: list[str] = []
