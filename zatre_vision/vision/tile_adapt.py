@@ -66,7 +66,7 @@ class AdaptConfig:
     ``step_size`` are not fitted: they keep a fit of two photos within a few seconds
     of one core (a minute on a Pi 4)."""
 
-    ridge: float = _knob(1e-4, 1e-6, 1.0, "ridge penalty on the head's weights "
+    ridge: float = _knob(1e-5, 1e-6, 1.0, "ridge penalty on the head's weights "
                          "(standardised features, mean loss per crop)")
     steps: int = _knob(200, 20, 2000, "gradient-descent steps (Adam)")
     step_size: float = _knob(0.06, 1e-4, 0.5, "Adam's step size")
