@@ -298,7 +298,9 @@ def bench_camera(out: str, fps: float, seconds: float) -> None:
               help="Test photos per tile style.")
 @click.option("--styles", default=None,
               help="Comma-separated held-out tile styles (default: the benchmark's).")
-def bench_adapt(out: str, test_photos: int, styles: str | None) -> None:
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="Keep the rendered photos in this folder (and reuse them).")
+def bench_adapt(out: str, test_photos: int, styles: str | None, cache: str | None) -> None:
     """The reader on held-out tile sets, before and after `zatre calibrate tiles`."""
     import cv2
 
@@ -313,7 +315,8 @@ def bench_adapt(out: str, test_photos: int, styles: str | None) -> None:
         raise InputError(f"--styles: unknown tile style {unknown[0] if unknown else ''!r} "
                          f"(known: {', '.join(HELD_OUT_STYLES)})")
     cv2.setNumThreads(1)
-    result = run_adapt_benchmark(_reader(None, None, False), names, test=test_photos)
+    result = run_adapt_benchmark(_reader(None, None, False), names, test=test_photos,
+                                 cache=cache)
     write_bench_result(out, result)
 
 

@@ -255,3 +255,16 @@ def test_held_out_tile_styles_differ_from_training_and_are_named():
         assert np.abs(face[:n, :n] - train[:n, :n]).mean() > 5, name
     with pytest.raises(ValueError, match="unknown tile style"):
         sample_style(rng, SynthConfig().with_tiles("no-such-set").tiles)
+
+
+def test_fitting_styles_are_their_own_and_never_benched():
+    from zatre_vision.bench.adapt_bench import STYLES
+    from zatre_vision.synth.tiles import FITTING_STYLES, HELD_OUT_STYLES, sample_style
+
+    assert len(FITTING_STYLES) >= 3
+    assert not set(FITTING_STYLES) & set(HELD_OUT_STYLES)
+    assert not set(FITTING_STYLES) & set(STYLES)
+    rng = np.random.default_rng(0)
+    for name in FITTING_STYLES:
+        assert TileSprites(sample_style(rng, SynthConfig().with_tiles(name).tiles),
+                           64).face(6, 0).shape[0] > 0

@@ -84,3 +84,64 @@ def test_the_live_service_finds_the_tables_tiles_beside_its_calibration(tmp_path
     tiles_path(cal).write_text("{damaged")
     assert load_beside(cal) is None
     assert "reading with the base model" in capsys.readouterr().err
+
+
+def test_the_sets_own_pip_counts_agree_only_where_its_tiles_got_them():
+    from zatre_vision.vision.pips import CANNOT_TELL, NOT_CHECKED
+    from zatre_vision.vision.tile_adapt import COUNT_MAX, count_table
+
+    # this set's fours are counted as six (packed pips) on 3 of 10 tiles, never as two
+    labels = np.array([4] * 10 + [5] * 10)
+    counts = np.array([4] * 7 + [6] * 3 + [5] * 9 + [CANNOT_TELL])
+    table = count_table(counts, labels)
+    assert table.shape == (7, COUNT_MAX + 1)
+    assert table[4, 6] == pytest.approx(0.3) and table[5, 5] == pytest.approx(1.0)
+    head = TileAdaptation.fit(_samples())
+    head.counts = table
+    cls = np.array([4, 4, 4, 5, 6, 0, 4])
+    seen = np.array([6, 2, CANNOT_TELL, 6, 4, 0, NOT_CHECKED])
+    out = head.counts_for(seen, cls)
+    # a six counted on a four agrees (this set's way); a two, an abstention, an
+    # unchecked cell and counts never seen for the value stay as counted
+    assert out.tolist() == [4, 2, CANNOT_TELL, 6, 4, 0, NOT_CHECKED]
+    head.count_seen = 0.5  # 30 % is then not enough
+    assert head.counts_for(seen, cls)[0] == 6
+    head.adapted = False
+    assert (head.counts_for(seen, cls) == seen).all()
+
+
+def test_temperature_and_count_table_round_trip_and_are_checked(tmp_path):
+    from zatre_vision.vision.tile_adapt import COUNT_MAX
+
+    head = TileAdaptation.fit(_samples())
+    head.temperature = 1.5
+    head.counts = np.zeros((7, COUNT_MAX + 1))
+    head.counts[4, 6] = 0.25
+    head.save(tmp_path / "t.json")
+    again = TileAdaptation.load(tmp_path / "t.json")
+    assert again.temperature == 1.5 and again.counts[4, 6] == 0.25
+    s = _samples(seed=4)
+    # a temperature above 1 makes the head less sure, never more
+    cool = TileAdaptation.load(tmp_path / "t.json")
+    cool.temperature = 1.0
+    assert (again.probabilities(s.logits, s.features, s.cells).max(axis=1)
+            <= cool.probabilities(s.logits, s.features, s.cells).max(axis=1) + 1e-9).all()
+    d = json.loads((tmp_path / "t.json").read_text())
+    for key, bad in (("temperature", 0.0), ("counts", [[2.0] * (COUNT_MAX + 1)] * 7)):
+        (tmp_path / "bad.json").write_text(json.dumps({**d, key: bad}))
+        with pytest.raises(TilesError, match="damaged"):
+            TileAdaptation.load(tmp_path / "bad.json")
+    # a file written before the count table and temperature still loads
+    del d["counts"], d["temperature"], d["count_seen"]
+    (tmp_path / "old.json").write_text(json.dumps(d))
+    old = TileAdaptation.load(tmp_path / "old.json")
+    assert old.counts is None and old.temperature == 1.0
+
+
+def test_the_adaptation_constants_are_bounded():
+    from zatre_vision.vision.tile_adapt import AdaptConfig
+
+    AdaptConfig()
+    for bad in ({"ridge": 0.0}, {"temperature": 9.0}, {"count_seen": 0.0}, {"steps": 5}):
+        with pytest.raises(ValueError, match="outside"):
+            AdaptConfig(**bad)

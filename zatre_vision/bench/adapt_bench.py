@@ -64,6 +64,44 @@ def calibration_photo(cfg: SynthConfig, seed: int, index: int, size: tuple[int, 
     return _decode(encode_jpeg(img, setup.sensor.quality)), layout
 
 
+def rendered_style(style: str, calibration: int, test: int, size: tuple[int, int],
+                   cache=None) -> dict:
+    """The style's photos as JPEG or PNG bytes: ``cal`` (bytes, layout), ``test`` and
+    ``reference`` (bytes, truth; the same photos with the training tiles). With
+    ``cache`` (a folder) they are kept there, and taken from there when it already
+    holds as many (rendering is most of the benchmark's time)."""
+    import pickle
+    from pathlib import Path
+
+    path = Path(cache) / f"adapt-{style}-{size[0]}x{size[1]}.pkl" if cache else None
+    if path is not None and path.is_file():
+        with path.open("rb") as f:
+            d = pickle.load(f)
+        if len(d["cal"]) >= calibration and len(d["test"]) >= test:
+            return d
+    cfg = SynthConfig().with_tiles(style)
+    cfg = replace(cfg, scene=replace(cfg.scene, no_board_probability=0.0))
+    cal = []
+    for i in range(calibration):
+        img, layout = calibration_photo(cfg, CALIBRATION_SEED, i, size)
+        cal.append((cv2.imencode(".png", img)[1].tobytes(), layout))
+    renderer = Renderer(cfg, TEST_SEED, *size)
+    training = cfg.with_tiles("training")
+    reference_renderer = Renderer(training, TEST_SEED, *size)
+    games: dict[int, GameBoards] = {}
+    tests, reference = [], []
+    for i in range(1, test + 1):
+        tests.append(render_photo(renderer, cfg, TEST_SEED, i, games))
+        # the same photo (camera, light, board, hands, sensor) with the training tiles
+        reference.append(render_photo(reference_renderer, training, TEST_SEED, i, games))
+    d = {"cal": cal, "test": tests, "reference": reference}
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as f:
+            pickle.dump(d, f)
+    return d
+
+
 def _score(result, truth: dict) -> dict:
     hidden = set(truth.get("hidden", []))
     cells = truth["cells"]
@@ -98,28 +136,22 @@ def _rates(d: dict) -> dict:
 
 
 def run_style(reader, style: str, calibration: int, test: int, size: tuple[int, int],
-              progress=None) -> dict:
-    cfg = SynthConfig().with_tiles(style)
-    cfg = replace(cfg, scene=replace(cfg.scene, no_board_probability=0.0))
+              progress=None, cache=None) -> dict:
+    shots = rendered_style(style, calibration, test, size, cache)
     photos: list[CalibrationPhoto] = []
-    for i in range(calibration):
-        img, layout = calibration_photo(cfg, CALIBRATION_SEED, i, size)
-        photos.append(load_photo(reader, img, f"calibration-{i + 1}.jpg",
+    for i, (png, layout) in enumerate(shots["cal"][:calibration]):
+        photos.append(load_photo(reader, _decode(png), f"calibration-{i + 1}.jpg",
                                  Truth(layout, frozenset())))
     t0 = time.process_time()
     head, summary = calibrate_tiles(reader, photos)
     adapt_cpu_s = time.process_time() - t0
-    renderer = Renderer(cfg, TEST_SEED, *size)
-    training = cfg.with_tiles("training")
-    reference_renderer = Renderer(training, TEST_SEED, *size)
-    games: dict[int, GameBoards] = {}
     before: dict = {}
     after: dict = {}
     reference: dict = {}
     worse_photos = 0
     base_ms = []
-    for i in range(1, test + 1):
-        jpeg, truth = render_photo(renderer, cfg, TEST_SEED, i, games)
+    for i in range(test):
+        jpeg, truth = shots["test"][i]
         img = _decode(jpeg)
         attach(reader.classifier, None)
         t = time.process_time()
@@ -132,8 +164,7 @@ def run_style(reader, style: str, calibration: int, test: int, size: tuple[int, 
         worse_photos += int(a["wrong"] > b["wrong"]
                             or a["wrong"] + a["uncertain"] > b["wrong"] + b["uncertain"])
         before, after = _add(before, b), _add(after, a)
-        # the same photo (camera, light, board, hands, sensor) with the training tiles
-        jpeg, truth = render_photo(reference_renderer, training, TEST_SEED, i, games)
+        jpeg, truth = shots["reference"][i]
         reference = _add(reference, _score(reader.read(_decode(jpeg)), truth))
         if progress:
             progress(1)
@@ -157,13 +188,14 @@ def _commit() -> str:
 
 
 def run_adapt_benchmark(reader, styles=STYLES, calibration: int = 2, test: int = 24,
-                        size: tuple[int, int] = (1280, 960), progress: bool = True) -> dict:
+                        size: tuple[int, int] = (1280, 960), progress: bool = True,
+                        cache=None) -> dict:
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(styles) * test, desc="bench adapt", unit="photo", file=sys.stderr)
-    rows = [run_style(reader, s, calibration, test, size, bar.update if bar else None)
+    rows = [run_style(reader, s, calibration, test, size, bar.update if bar else None, cache)
             for s in styles]
     if bar is not None:
         bar.close()

@@ -19,11 +19,21 @@ from pathlib import Path
 import numpy as np
 
 from ..vision.cell_evidence import bare_board
-from ..vision.cells import crops, model_maps, normalise, rectify_board
+from ..vision.cells import CROP, crops, model_maps, moved_crops, normalise, rectify_board
 from ..vision.classify import softmax
 from ..vision.geometry import CELL_NAMES, IS_LIGHT, reading_key
+from ..vision.pips import count_all
 from ..vision.read_result import ReadResult
-from ..vision.tile_adapt import Samples, TileAdaptation, attach, cell_samples, model_identity
+from ..vision.tile_adapt import (
+    SAMPLE_SHIFTS,
+    AdaptConfig,
+    Samples,
+    TileAdaptation,
+    attach,
+    cell_samples,
+    count_table,
+    model_identity,
+)
 
 CELL_INDEX = {n: i for i, n in enumerate(CELL_NAMES)}
 #: a label for a cell under a hand (``ignore``): neither learnt nor counted
@@ -130,6 +140,9 @@ class CalibrationPhoto:
     base: ReadResult
     #: the base network's readings of the photo's known cells (``tile_adapt.cell_samples``)
     samples: Samples | None = None
+    #: the classical pip counts of its known tiles, each moved by SAMPLE_SHIFTS, and
+    #: their values (``tile_adapt.count_table``)
+    counted: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def rectified(reader, image: np.ndarray, result: ReadResult) -> np.ndarray:
@@ -212,6 +225,40 @@ def photo_samples(reader, photo: CalibrationPhoto, among: np.ndarray | None = No
     return photo.samples if among is None else photo.samples.subset(among)
 
 
+def photo_counts(photo: CalibrationPhoto, among: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The classical counts of the photo's known tiles (of those ``among``) and their
+    values, each tile counted on its crop moved by each of SAMPLE_SHIFTS."""
+    if photo.counted is None:
+        tiles = np.flatnonzero(photo.labels > 0)
+        moved = moved_crops(photo.board, tiles, SAMPLE_SHIFTS).reshape(-1, CROP, CROP)
+        counts = count_all(moved, np.ones(len(moved), bool))
+        photo.counted = (counts, np.tile(tiles, len(SAMPLE_SHIFTS)))
+    counts, cells = photo.counted
+    keep = np.ones(len(cells), bool) if among is None else among[cells]
+    return counts[keep], photo.labels[cells[keep]]
+
+
+def fit_head(reader, photos: list[CalibrationPhoto], masks: list[np.ndarray] | None = None,
+             config: AdaptConfig | None = None) -> TileAdaptation:
+    """A head fitted on the known cells of ``photos`` (of those in ``masks``, one per
+    photo), with the count table of their tiles."""
+    config = config or AdaptConfig()
+    masks = masks or [None] * len(photos)
+    rows = [photo_samples(reader, p, m) for p, m in zip(photos, masks, strict=True)]
+    rows = [r for r in rows if len(r)]
+    samples = rows[0]
+    for r in rows[1:]:
+        samples = samples + r
+    head = TileAdaptation.fit(samples, config.ridge, config.steps, config.step_size)
+    head.count_seen = config.count_seen
+    head.temperature = config.temperature
+    counted = [photo_counts(p, m) for p, m in zip(photos, masks, strict=True)]
+    head.counts = count_table(np.concatenate([c for c, _ in counted]),
+                              np.concatenate([v for _, v in counted]))
+    return head
+
+
 def _read_with(reader, adaptation: TileAdaptation | None, image: np.ndarray) -> ReadResult:
     reader.classifier.adaptation = adaptation
     try:
@@ -241,7 +288,8 @@ def log_loss(samples: Samples, head: TileAdaptation | None) -> float:
     return float(-np.log(p[np.arange(len(samples)), samples.labels] + 1e-12).mean())
 
 
-def held_back_check(reader, photos: list[CalibrationPhoto]) -> dict:
+def held_back_check(reader, photos: list[CalibrationPhoto],
+                    config: AdaptConfig | None = None) -> dict:
     """The held-back cells (``folds``) read by the base model and by heads fitted
     without them: wrong and uncertain cells of the photos read whole, and the mean log
     loss of their crops as the head is fitted on them (turned, moved, blurred: like
@@ -251,15 +299,10 @@ def held_back_check(reader, photos: list[CalibrationPhoto]) -> dict:
     loss_before = loss_after = 0.0
     rows = 0
     for masks in folds(photos):
-        train = [photo_samples(reader, p, ~held) for p, held in zip(photos, masks,
-                                                                    strict=True)]
-        train = [t for t in train if len(t)]
-        if not train:
+        if not any(len(photo_samples(reader, p, ~held)) for p, held in zip(photos, masks,
+                                                                          strict=True)):
             continue
-        fitted = train[0]
-        for t in train[1:]:
-            fitted = fitted + t
-        head = TileAdaptation.fit(fitted)
+        head = fit_head(reader, photos, [~held for held in masks], config)
         for photo, held in zip(photos, masks, strict=True):
             test = photo_samples(reader, photo, held)
             if not len(test):
@@ -294,17 +337,14 @@ def better(held: dict) -> bool:
     return cost(a) < cost(b) and a["log_loss"] <= b["log_loss"]
 
 
-def calibrate_tiles(reader, photos: list[CalibrationPhoto], clock=time.perf_counter
-                    ) -> tuple[TileAdaptation, dict]:
+def calibrate_tiles(reader, photos: list[CalibrationPhoto], clock=time.perf_counter,
+                    config: AdaptConfig | None = None) -> tuple[TileAdaptation, dict]:
     """The adaptation to these photos' tiles and the printed summary (contracts.md: the
     photos, tiles, and the cells read wrong or uncertain before and after; plus whether
     the adaptation is used, the held-back check and the seconds it took)."""
     t0 = clock()
-    held = held_back_check(reader, photos)
-    samples = photo_samples(reader, photos[0])
-    for photo in photos[1:]:
-        samples = samples + photo_samples(reader, photo)
-    head = TileAdaptation.fit(samples)
+    held = held_back_check(reader, photos, config)
+    head = fit_head(reader, photos, config=config)
     head.model = model_identity(reader.classifier)
     head.adapted = better(held)
     before = {"wrong": 0, "uncertain": 0}

@@ -104,13 +104,39 @@ HELD_OUT_STYLES: dict[str, dict] = {
 EVERY_HELD_OUT = "held-out"
 
 
+#: Tile sets of yet other makers, for FITTING the adaptation's own constants
+#: (``benchmarks/fit_tile_adaptation.py``) and never used by ``zatre bench adapt``, so
+#: that the benchmark's HELD_OUT_STYLES judge constants not chosen on them.
+FITTING_STYLES: dict[str, dict] = {
+    # beige wood, tiny drilled dark pips huddled in the middle, thick tiles
+    "beige-drilled": _held_out((165, 200, 222), 0.84, 0.16, 0.28, 0.055, (30, 40, 60), 0.6,
+                               finish="hollow"),
+    # bright white plastic with orange pips spread wide: faint in grey
+    "orange-pips": _held_out((236, 238, 240), 0.84, 0.12, 0.16, 0.095, (70, 140, 240),
+                             0.95),
+    # off-white, big black pips, large round-cornered tiles
+    "big-round": _held_out((212, 224, 230), 0.9, 0.22, 0.2, 0.145, (25, 25, 25), 0.76),
+    # pale green plastic with dark green outlined pips
+    "green-rings": _held_out((198, 222, 204), 0.8, 0.12, 0.14, 0.085, (40, 90, 30), 0.86,
+                             shape="ring"),
+    # small white tiles printed with big grey square pips packed close
+    "grey-squares": _held_out((232, 236, 236), 0.74, 0.08, 0.18, 0.11, (95, 95, 92), 0.6,
+                              shape="square"),
+}
+
+
+def _named(name: str) -> dict:
+    known = {**HELD_OUT_STYLES, **FITTING_STYLES}
+    if name not in known:
+        raise ValueError(f"unknown tile style {name!r} (known: {', '.join(known)})")
+    return known[name]
+
+
 def held_out_style(rng: np.random.Generator, name: str) -> TileStyle:
-    """The held-out tile set ``name`` (``HELD_OUT_STYLES``), jittered a little (by
-    ``rng``): the same set under another lamp and camera is never exactly the same
-    pixels."""
-    if name not in HELD_OUT_STYLES:
-        raise ValueError(f"unknown tile style {name!r} (known: {', '.join(HELD_OUT_STYLES)})")
-    d = dict(HELD_OUT_STYLES[name])
+    """The held-out (or fitting-only) tile set ``name`` (``HELD_OUT_STYLES``,
+    ``FITTING_STYLES``), jittered a little (by ``rng``): the same set under another lamp
+    and camera is never exactly the same pixels."""
+    d = dict(_named(name))
     colour = np.clip(np.asarray(d["colour"], np.float64) + rng.normal(0, 3.0, 3), 60, 255)
     d["colour"] = tuple(float(c) for c in colour)
     d["size"] = float(d["size"] * rng.uniform(0.98, 1.02))
@@ -217,9 +243,7 @@ def sample_style(rng: np.random.Generator, cfg: TileConfig) -> TileStyle:
         jitter = np.random.default_rng([int(drawn.size * 1e9), int(drawn.height * 1e9)])
         return held_out_style(jitter, name)
     if cfg.style != "training":
-        if cfg.style not in HELD_OUT_STYLES:
-            raise ValueError(f"unknown tile style {cfg.style!r} "
-                             f"(known: {', '.join(HELD_OUT_STYLES)})")
+        _named(cfg.style)
         drawn = sample_style(rng, replace(cfg, style="training"))
         jitter = np.random.default_rng([int(drawn.size * 1e9), int(drawn.height * 1e9)])
         return held_out_style(jitter, cfg.style)

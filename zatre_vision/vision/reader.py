@@ -709,6 +709,8 @@ class BoardReader:
             counts = count_all(cr, checked)
         else:
             counts = np.where(checked, counts, NOT_CHECKED)
+        if self.classifier.adaptation is not None:  # a table's own tiles: its counter
+            counts = self.classifier.adaptation.counts_for(counts, cls)
         veto = checked & sure_count_disagrees(counts, cls, blurred)
         cells: dict[str, int] = {}
         uncertain: list[str] = []

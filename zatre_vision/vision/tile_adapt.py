@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import cv2
@@ -47,15 +47,46 @@ TILE_VALUES = slice(1, 7)
 N_TILES = 7
 FORMAT = "zatre-tiles"
 VERSION = 1
-#: ridge penalty on the head's weights (standardised features, mean loss per crop).
-#: Chosen on the held-out styles "grey-small", "square-pips" and "tiny-wide", eight
-#: test photos each (0.03 and 0.01 left more frames held back; the last two styles are
-#: also in the benchmark, so its figures for them are not fully held out)
-RIDGE = 0.001
-#: gradient-descent steps (Adam) and their size (fewer steps after the first benchmark
-#: run: 300 took up to 13 s of one core for two photos, over a minute on a Pi 4)
-STEPS = 200
-STEP_SIZE = 0.06
+
+
+def _knob(default, low, high, about: str):
+    return field(default=default, metadata={"bounds": (low, high), "about": about})
+
+
+@dataclass(frozen=True)
+class AdaptConfig:
+    """The adaptation's own constants, with bounds (refused outside them). Fitted by
+    ``benchmarks/fit_tile_adaptation.py`` on ``synth.tiles.FITTING_STYLES`` only, tile
+    sets that ``zatre bench adapt`` never renders (results:
+    ``benchmarks/results/adapt-fit.json``): ``ridge`` as the value of a grid (1e-5 ..
+    1e-2) with the least cost (10 x silently wrong + uncertain cells of the fitting
+    styles' test photos read with heads fitted on their two calibration photos), then
+    ``temperature`` among 1, 1.5, 2 and ``count_seen`` among 0.02 .. 0.2 likewise
+    (each with the values chosen before it). ``steps`` and
+    ``step_size`` are not fitted: they keep a fit of two photos within a few seconds
+    of one core (a minute on a Pi 4)."""
+
+    ridge: float = _knob(1e-5, 1e-6, 1.0, "ridge penalty on the head's weights "
+                         "(standardised features, mean loss per crop)")
+    steps: int = _knob(200, 20, 2000, "gradient-descent steps (Adam)")
+    step_size: float = _knob(0.06, 1e-4, 0.5, "Adam's step size")
+    count_seen: float = _knob(0.05, 0.01, 1.0, "share of a value's calibration tiles "
+                              "counted k pips from which count k agrees with that value")
+    temperature: float = _knob(1.0, 0.5, 4.0, "the adapted logits are divided by it: "
+                               "above 1, less sure (fewer silent errors, more doubts)")
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            low, high = f.metadata["bounds"]
+            if not low <= getattr(self, f.name) <= high:
+                raise ValueError(f"AdaptConfig.{f.name} = {getattr(self, f.name)} is outside "
+                                 f"{low}..{high} ({f.metadata['about']})")
+
+
+#: the fitted defaults (``AdaptConfig``)
+RIDGE = AdaptConfig().ridge
+STEPS = AdaptConfig().steps
+STEP_SIZE = AdaptConfig().step_size
 #: each calibration crop is seen in the eight orientations of a square, each moved by
 #: one of these (pixels): as the reader reads a doubtful cell again (``steadied``)
 SAMPLE_SHIFTS = np.array([(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1),
@@ -67,6 +98,25 @@ SAMPLE_BLURS = (0.8, 1.3)
 #: ... and with its brightness scaled by each of these: the reader divides a board by
 #: its bright level, which a board with fewer tiles, or glare, sets otherwise
 SAMPLE_GAINS = (0.88, 1.12)
+
+
+#: counts of pips the count table keeps apart (a higher count is taken as this one)
+COUNT_MAX = 9
+#: a pip count the classical counter (``pips.count_all``) gave at least this share of a
+#: value's calibration tiles is taken, on this set, as agreeing with that value
+COUNT_SEEN = AdaptConfig().count_seen
+
+
+def count_table(counts: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """(7, COUNT_MAX + 1): per tile value (rows 1..6), the share of its tiles that the
+    classical counter counted 0, 1, .. COUNT_MAX pips (abstentions left out); row 0
+    unused. ``counts`` and ``labels`` per calibration tile."""
+    table = np.zeros((N_TILES, COUNT_MAX + 1))
+    for v in range(1, N_TILES):
+        c = counts[(labels == v) & (counts >= 0)]
+        if len(c):
+            table[v] = np.bincount(np.minimum(c, COUNT_MAX), minlength=COUNT_MAX + 1) / len(c)
+    return table
 
 
 class TilesError(Exception):
@@ -146,12 +196,32 @@ class TileAdaptation:
     report: dict = field(default_factory=dict)
     #: the pip model it was fitted on (its card's name and the file's size in bytes)
     model: dict = field(default_factory=dict)
+    #: how the classical counter counts this set's tiles (``count_table``; None: as the
+    #: base model's renders, every count taken at its word)
+    counts: np.ndarray | None = None
+    count_seen: float = COUNT_SEEN
+    #: the adapted logits are divided by it (``AdaptConfig.temperature``)
+    temperature: float = 1.0
+
+    def counts_for(self, counts: np.ndarray, cls: np.ndarray) -> np.ndarray:
+        """The classical pip ``counts`` as the reader should weigh them against the
+        classes ``cls``: a count this set's tiles of that value often get
+        (``count_table`` share at least ``count_seen``: packed square pips counted as
+        one blob, rings as two) agrees with it, so it neither vetoes nor doubts it."""
+        if self.counts is None or not self.adapted:
+            return counts
+        out = counts.copy()
+        tile = (cls > 0) & (cls < N_TILES) & (counts >= 0)
+        i = np.flatnonzero(tile)
+        seen = self.counts[cls[i], np.minimum(counts[i], COUNT_MAX)] >= self.count_seen
+        out[i[seen]] = cls[i[seen]]
+        return out
 
     # -- the hook --------------------------------------------------------------------
     def tile_logits(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
         """(N, 7) adapted logits of empty and the six tile values."""
         delta = _design(features, cells, self.mean, self.scale) @ self.weights + self.bias
-        return logits[:, TILES] + delta
+        return (logits[:, TILES] + delta) / self.temperature
 
     def probabilities(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
         """(N, 8) class probabilities of crops from the base ``logits`` and
@@ -224,6 +294,9 @@ class TileAdaptation:
     def to_json(self) -> dict:
         return {"format": FORMAT, "version": VERSION, "adapted": self.adapted,
                 "model": self.model, "report": self.report,
+                **({"counts": np.round(self.counts, 4).tolist(), "count_seen": self.count_seen}
+                   if self.counts is not None else {}),
+                "temperature": self.temperature,
                 "head": {"weights": np.round(self.weights, 7).tolist(),
                          "bias": np.round(self.bias, 7).tolist(),
                          "mean": np.round(self.mean, 7).tolist(),
@@ -246,8 +319,19 @@ class TileAdaptation:
                     or scale.shape != (c,) or not all(np.isfinite(a).all() for a in arrays)
                     or (scale <= 0).any()):
                 raise TilesError(f"{where}: the tiles file's head is damaged")
+            counts = None
+            if d.get("counts") is not None:
+                counts = np.asarray(d["counts"], np.float64)
+                if (counts.shape != (N_TILES, COUNT_MAX + 1) or not np.isfinite(counts).all()
+                        or (counts < 0).any() or (counts > 1).any()):
+                    raise TilesError(f"{where}: the tiles file's count table is damaged")
+            seen = float(d.get("count_seen", COUNT_SEEN))
+            temperature = float(d.get("temperature", 1.0))
+            if not 0 < seen <= 1 or not 0.5 <= temperature <= 4.0:
+                raise TilesError(f"{where}: the tiles file's count table is damaged")
             return cls(w, b, mean, scale, adapted=bool(d.get("adapted", False)),
-                       report=dict(d.get("report") or {}), model=dict(d.get("model") or {}))
+                       report=dict(d.get("report") or {}), model=dict(d.get("model") or {}),
+                       counts=counts, count_seen=seen, temperature=temperature)
         except (KeyError, TypeError, ValueError, AttributeError):
             raise TilesError(f"{where}: the tiles file's head is damaged") from None
 
