@@ -105,7 +105,7 @@ EVERY_HELD_OUT = "held-out"
 
 
 #: Tile sets of yet other makers, for FITTING the adaptation's own constants
-#: (``benchmarks/fit_tile_adaptation.py``) and never used by ``zatre bench adapt``, so
+#: (``python -m zatre_vision.training.fit_tile_adaptation``) and never used by ``zatre bench adapt``, so
 #: that the benchmark's HELD_OUT_STYLES judge constants not chosen on them.
 FITTING_STYLES: dict[str, dict] = {
     # beige wood, tiny drilled dark pips huddled in the middle, thick tiles

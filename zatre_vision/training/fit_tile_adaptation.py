@@ -1,7 +1,7 @@
 """Fit the tile adaptation's constants (``vision.tile_adapt.AdaptConfig``) on tile sets
 that ``zatre bench adapt`` never renders (``synth.tiles.FITTING_STYLES``).
 
-    python benchmarks/fit_tile_adaptation.py [--test N] [--out FILE] [--cache DIR]
+    python -m zatre_vision.training.fit_tile_adaptation [--test N] [--out FILE] [--cache DIR]
 
 Per fitting style: the two calibration photos of the suggested layout and N test photos
 of games (camera, light, hands: ``SynthConfig()`` ranges), rendered as the benchmark
@@ -162,7 +162,7 @@ def main(argv: list[str]) -> int:
         "fit": "tile adaptation constants (vision.tile_adapt.AdaptConfig)",
         "commit": _commit(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "python benchmarks/fit_tile_adaptation.py " + " ".join(argv),
+        "command": "python -m zatre_vision.training.fit_tile_adaptation " + " ".join(argv),
         "styles": list(FITTING_STYLES), "test_photos_per_style": args.test,
         "calibration_seed": CALIBRATION_SEED, "test_seed": TEST_SEED,
         "cost": f"{WRONG_COST} x (wrong + hidden cells read wrong) + uncertain visible "
