@@ -155,7 +155,7 @@ def test_the_german_dashboard(server, browser):
     page.wait_for_selector("#live.pill-live")
     assert page.evaluate("document.documentElement.lang") == "de"
     assert page.inner_text("nav") .split() == ["Tisch", "Blätter", "Verlauf", "Rangliste",
-                                                "Turniere", "Einrichten"]
+                                                "Turniere", "Einrichten", "Verein"]
     assert page.inner_text("#who") == f"{sim.game.seat.name} ist am Zug"
     assert "Steine im Sack" in page.inner_text(".stats")
     assert page.inner_text("#commit-turn") == "Zug werten"
@@ -208,7 +208,7 @@ def test_turn_entry_on_a_phone(server, browser):
     # the cells at least 40 px
     box = page.get_attribute("#board", "viewBox")
     assert box != full
-    size = page.locator('#board g.cell[data-cell="H8"] rect').bounding_box()
+    size = page.locator('#board g.cell[data-cell="H8"] rect.cell-bg').bounding_box()
     assert size["width"] >= 40
     nxt = sim.step().result.placed
     for cell, value in nxt.items():
