@@ -23,7 +23,11 @@ have settled. New tiles are the settled tiles that the table does not have yet
   put it there): only the operator decides (``enter_cell``); read empty, it is free.
   A tile read at the press (settled, or still settling on that value), or one the
   reader was sure lay there though it could not read its value (``sure_tiles``), is
-  the turn's.
+  the turn's. A turn whose hand is down (as many tiles as an ordinary turn places,
+  ``expected_tiles``) waits only for a cell the reader is sure holds a tile: a player
+  holds no more tiles than were drawn. A cell an ended turn lets go (the operator says
+  no tile of it lies there) goes to the first later ended turn that saw its tile at
+  its press (``deferred``), else it is a new tile.
   The first ``end_turn`` with nothing new right after an automatic commit only
   confirms it, any other one commits an empty turn (a pass);
 - ``undo`` calls off the newest End turn still waiting, or takes back the last commit
