@@ -209,10 +209,14 @@ def bench() -> None:
     """Benchmarks; each writes its results file under benchmarks/results/."""
 
 
-def _write_bench_result(out: str, result: dict, shown: dict | None = None) -> None:
-    """Write a benchmark's result file and print its summary (or ``shown``)."""
+def _write_bench_file(out: str, result: dict) -> None:
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+def _write_bench_result(out: str, result: dict, shown: dict | None = None) -> None:
+    """Write a benchmark's result file and print its summary (or ``shown``)."""
+    _write_bench_file(out, result)
     click.echo(json.dumps(result["summary"] if shown is None else shown, indent=2))
     click.echo(f"results written to {out}", err=True)
 
@@ -309,9 +313,11 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     cv2.setNumThreads(1)
     command = "zatre " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
-                                        games, max_turns, ranges=ranges, hurried=hurried,
-                                        command=command)
+        result = run_tracking_benchmark(
+            lambda: LiveBoardReader(_reader(model, None, False)), games, max_turns,
+            ranges=ranges, hurried=hurried, command=command,
+            # the figures so far after each game: a run cut short still leaves them
+            on_game=lambda partial: _write_bench_file(out, partial))
     except NoHeldTilesError as exc:
         raise InputError(str(exc)) from None
     _write_bench_result(out, result)

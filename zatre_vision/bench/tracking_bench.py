@@ -198,11 +198,14 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
                            max_turns: int = 14, size: tuple[int, int] = (1280, 960),
                            progress: bool = True, workdir: Path | None = None,
                            wide: bool = False, ranges: str | None = None,
-                           hurried: bool = False, command: str = "") -> dict:
+                           hurried: bool = False, command: str = "",
+                           on_game: Callable[[dict], None] | None = None) -> dict:
     """``ranges``: ``training`` (default), ``wide`` (``SynthConfig.wide()``, the vision
     benchmark's held-out ranges: harder light, stronger lenses, defocus up to 2.5 px;
     also ``wide=True``) or ``heldout-tiles`` (``heldout_tiles``). ``hurried``: End turn
-    pressed 0.4 s before the next player's first tile (``hurry_events``)."""
+    pressed 0.4 s before the next player's first tile (``hurry_events``). ``on_game``:
+    called with the figures so far after each game (``summary.games`` of
+    ``games_planned``), so that a run cut short still leaves them."""
     ranges = ranges or ("wide" if wide else "training")
     commit = _commit_id()  # the code this run imported (later commits do not count)
     reader = reader_factory()
@@ -219,6 +222,69 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
         from tqdm import tqdm
 
         iterator = tqdm(seeds, desc="games", unit="game")
+
+    def result() -> dict:
+        """The figures of the games played so far (all of them at the end)."""
+        lat_sorted = sorted(latencies)
+        accuracy = turns_right / turns_total if turns_total else 0.0
+        cpu = busy / video if video else 0.0
+        summary = {
+            "games": len(per_game),
+            "games_planned": len(seeds),
+            "turns": turns_total,
+            "turns_exactly_right": turns_right,
+            "turn_accuracy": round(accuracy, 4),
+            # committed legal and wrong: the table had no flag to see it by
+            "turns_committed_wrong": wrong,
+            "turns_flagged_pending": pending,
+            # turns right with the simulated operator's entry (not counted as right above)
+            "turns_entered_by_the_operator": entered,
+            "turns_right_after_entry": turns_right_entered,
+            "operator_delay_s": OPERATOR_DELAY_S,
+            # turns committed after the table was told they waited (by a read or an entry)
+            "turns_waited_for_a_cell": waited,
+            "wait_median_s": round(statistics.median(waits), 1) if waits else None,
+            "wait_median_s_of_entered": (round(statistics.median(entered_waits), 1)
+                                         if entered_waits else None),
+            "turns_waiting_at_end": waiting,
+            "turns_committed_twice": extra,
+            "turns_missed": missed,
+            "late_tiles": sum(g["late_tiles"] for g in per_game),
+            "latency_median_s": round(statistics.median(latencies), 2) if latencies else None,
+            "latency_p90_s": round(lat_sorted[int(0.9 * (len(lat_sorted) - 1))], 2) if latencies else None,
+            "cpu_fraction_of_one_core_at_5fps": round(cpu, 3),
+        }
+        if ranges != "training" or hurried:
+            # beyond the training ranges some cameras or tiles cannot be read: there the
+            # tracker must wait or commit nothing rather than commit a wrong turn
+            summary["targets"] = {"turns_committed_wrong": 0, "turns_committed_twice": 0}
+            summary["pass"] = wrong == 0 and extra == 0
+        else:
+            summary["targets"] = {"turn_accuracy": 0.99, "turns_committed_wrong": 0,
+                                  "turns_committed_twice": 0, "latency_median_s": 1.0,
+                                  "cpu_fraction_of_one_core_at_5fps": 0.40}
+            summary["pass"] = (accuracy >= 0.99 and extra == 0 and wrong == 0
+                               and summary["latency_median_s"] is not None
+                               and summary["latency_median_s"] <= 1.0 and cpu <= 0.40)
+        return {
+            "benchmark": "tracking",
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": commit,
+            "command": command,
+            "machine": {"python": platform.python_version(), "processor": platform.machine(),
+                        "cores_used": 1},
+            "ranges": {"wide": "SynthConfig.wide()", "training": "SynthConfig() (training ranges)",
+                       "heldout-tiles": "SynthConfig() with heldout_tiles() (tile style "
+                                        "outside the training ranges)"}[ranges],
+            "hurried": (f"End turn {HURRY_FRAMES} frames ({HURRY_FRAMES / FPS:.1f} s) before the "
+                        "next player's first tile") if hurried else False,
+            "frame_size": list(size),
+            "fps": FPS,
+            "max_turns_per_game": max_turns,
+            "summary": summary,
+            "games": per_game,
+        }
+
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         for seed in iterator:
             folder = Path(tmp) / f"game{seed}"
@@ -292,61 +358,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
                              "defocus_px": truth["sensor"]["defocus_sigma"],
                              "held_back_turns": held, "wall_s": round(wall, 2),
                              "cpu_fraction": round(busy_s / (frames / FPS), 3)})
-    lat_sorted = sorted(latencies)
-    accuracy = turns_right / turns_total if turns_total else 0.0
-    cpu = busy / video if video else 0.0
-    summary = {
-        "games": len(seeds),
-        "turns": turns_total,
-        "turns_exactly_right": turns_right,
-        "turn_accuracy": round(accuracy, 4),
-        # committed legal and wrong: the table had no flag to see it by
-        "turns_committed_wrong": wrong,
-        "turns_flagged_pending": pending,
-        # turns right with the simulated operator's entry (not counted as right above)
-        "turns_entered_by_the_operator": entered,
-        "turns_right_after_entry": turns_right_entered,
-        "operator_delay_s": OPERATOR_DELAY_S,
-        # turns committed after the table was told they waited (by a read or an entry)
-        "turns_waited_for_a_cell": waited,
-        "wait_median_s": round(statistics.median(waits), 1) if waits else None,
-        "wait_median_s_of_entered": (round(statistics.median(entered_waits), 1)
-                                     if entered_waits else None),
-        "turns_waiting_at_end": waiting,
-        "turns_committed_twice": extra,
-        "turns_missed": missed,
-        "late_tiles": sum(g["late_tiles"] for g in per_game),
-        "latency_median_s": round(statistics.median(latencies), 2) if latencies else None,
-        "latency_p90_s": round(lat_sorted[int(0.9 * (len(lat_sorted) - 1))], 2) if latencies else None,
-        "cpu_fraction_of_one_core_at_5fps": round(cpu, 3),
-    }
-    if ranges != "training" or hurried:
-        # beyond the training ranges some cameras or tiles cannot be read: there the
-        # tracker must wait or commit nothing rather than commit a wrong turn
-        summary["targets"] = {"turns_committed_wrong": 0, "turns_committed_twice": 0}
-        summary["pass"] = wrong == 0 and extra == 0
-    else:
-        summary["targets"] = {"turn_accuracy": 0.99, "turns_committed_wrong": 0,
-                              "turns_committed_twice": 0, "latency_median_s": 1.0,
-                              "cpu_fraction_of_one_core_at_5fps": 0.40}
-        summary["pass"] = (accuracy >= 0.99 and extra == 0 and wrong == 0
-                           and summary["latency_median_s"] is not None
-                           and summary["latency_median_s"] <= 1.0 and cpu <= 0.40)
-    return {
-        "benchmark": "tracking",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit,
-        "command": command,
-        "machine": {"python": platform.python_version(), "processor": platform.machine(),
-                    "cores_used": 1},
-        "ranges": {"wide": "SynthConfig.wide()", "training": "SynthConfig() (training ranges)",
-                   "heldout-tiles": "SynthConfig() with heldout_tiles() (tile style "
-                                    "outside the training ranges)"}[ranges],
-        "hurried": (f"End turn {HURRY_FRAMES} frames ({HURRY_FRAMES / FPS:.1f} s) before the "
-                    "next player's first tile") if hurried else False,
-        "frame_size": list(size),
-        "fps": FPS,
-        "max_turns_per_game": max_turns,
-        "summary": summary,
-        "games": per_game,
-    }
+            if on_game is not None:
+                on_game(result())
+
+    return result()
