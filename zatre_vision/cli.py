@@ -293,8 +293,10 @@ def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float) -
               "style outside the training ranges (turns wait rather than go wrong).")
 @click.option("--hurried", is_flag=True, help="End turn is pressed late, 0.4 s before the "
               "next player's first tile goes down.")
+@click.option("--skip-games", type=click.IntRange(0, 500), default=0, show_default=True,
+              help="Leave out the first N games of the list (run a slice of it).")
 def bench_tracking(out: str | None, games: int, max_turns: int, model: str | None,
-                   ranges: str, hurried: bool) -> None:
+                   ranges: str, hurried: bool, skip_games: int) -> None:
     """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
     import shlex
     import sys
@@ -317,7 +319,7 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
             lambda: LiveBoardReader(_reader(model, None, False)), games, max_turns,
             ranges=ranges, hurried=hurried, command=command,
             # the figures so far after each game: a run cut short still leaves them
-            on_game=lambda partial: _write_bench_file(out, partial))
+            on_game=lambda partial: _write_bench_file(out, partial), skip=skip_games)
     except NoHeldTilesError as exc:
         raise InputError(str(exc)) from None
     _write_bench_result(out, result)

@@ -199,18 +199,20 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
                            progress: bool = True, workdir: Path | None = None,
                            wide: bool = False, ranges: str | None = None,
                            hurried: bool = False, command: str = "",
-                           on_game: Callable[[dict], None] | None = None) -> dict:
+                           on_game: Callable[[dict], None] | None = None,
+                           skip: int = 0) -> dict:
     """``ranges``: ``training`` (default), ``wide`` (``SynthConfig.wide()``, the vision
     benchmark's held-out ranges: harder light, stronger lenses, defocus up to 2.5 px;
     also ``wide=True``) or ``heldout-tiles`` (``heldout_tiles``). ``hurried``: End turn
     pressed 0.4 s before the next player's first tile (``hurry_events``). ``on_game``:
     called with the figures so far after each game (``summary.games`` of
-    ``games_planned``), so that a run cut short still leaves them."""
+    ``games_planned``), so that a run cut short still leaves them. ``skip``: leave out
+    the first ``skip`` games of the list (a run over a slice of it)."""
     ranges = ranges or ("wide" if wide else "training")
     commit = _commit_id()  # the code this run imported (later commits do not count)
     reader = reader_factory()
     cfg = synth_config(ranges)
-    seeds = games_with_held_tiles(games, max_turns)
+    seeds = games_with_held_tiles(skip + games, max_turns)[skip:]
     per_game, latencies, waits = [], [], []
     turns_total = turns_right = extra = missed = wrong = pending = waiting = waited = 0
     entered = turns_right_entered = 0
@@ -231,6 +233,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
         summary = {
             "games": len(per_game),
             "games_planned": len(seeds),
+            "games_skipped": skip,  # the first ones of the list, left out
             "turns": turns_total,
             "turns_exactly_right": turns_right,
             "turn_accuracy": round(accuracy, 4),
