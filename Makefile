@@ -81,11 +81,13 @@ bench: $(VENV)/.installed
 	$(BIN)/zatre bench vision --seed 8101 --out $(R)/vision-seed-8101.json
 	$(BIN)/zatre bench vision --ranges training --photos 200 --seed 9002 --out $(R)/vision-training-ranges.json
 	$(BIN)/zatre bench vision --board scanned --photos 60 --no-card --out $(R)/vision-scanned-board.json
+	$(BIN)/zatre bench vision --tiles held-out --photos 60 --no-card --out $(R)/vision-heldout-tiles.json
+	$(BIN)/zatre bench vision --prints held-out --photos 60 --no-card --out $(R)/vision-heldout-prints.json
 	if [ -d "$(OUTSIDE_PHOTOS)" ]; then $(BIN)/zatre bench vision --folder "$(OUTSIDE_PHOTOS)" --out $(R)/vision-outside.json; \
 	else echo "$(OUTSIDE_PHOTOS) not found: $(R)/vision-outside.json kept as it is"; fi
 	$(BIN)/zatre bench tracking --ranges training
-	$(BIN)/zatre bench tracking --ranges wide
-	$(BIN)/zatre bench tracking --ranges wide --games 10 --out $(R)/tracking-wide-first10.json
+	$(BIN)/zatre bench tracking --ranges wide --games 8 --out $(R)/tracking-wide-games1-8.json
+	$(BIN)/zatre bench tracking --ranges wide --skip-games 8 --games 12 --out $(R)/tracking-wide-games9-20.json
 	$(BIN)/zatre bench tracking --ranges training --games 5 --hurried
 	$(BIN)/zatre bench tracking --ranges heldout-tiles --hurried --games 6
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .bench.results import write_bench_result
+from .bench.results import write_bench_result, write_result_file
 from .doctor import doctor
 from .errors import InputError, check_output_file, run_guarded
 from .json_files import read_json_file
@@ -249,8 +249,10 @@ def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float) -
               "style outside the training ranges (turns wait rather than go wrong).")
 @click.option("--hurried", is_flag=True, help="End turn is pressed late, 0.4 s before the "
               "next player's first tile goes down.")
+@click.option("--skip-games", type=click.IntRange(0, 500), default=0, show_default=True,
+              help="Leave out the first N games of the list (run a slice of it).")
 def bench_tracking(out: str | None, games: int, max_turns: int, model: str | None,
-                   ranges: str, hurried: bool) -> None:
+                   ranges: str, hurried: bool, skip_games: int) -> None:
     """Recorded synthetic games through the live pipeline: turns right, latency, CPU."""
     import shlex
 
@@ -268,9 +270,11 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
     cv2.setNumThreads(1)
     command = "zatre " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        result = run_tracking_benchmark(lambda: LiveBoardReader(_reader(model, None, False)),
-                                        games, max_turns, ranges=ranges, hurried=hurried,
-                                        command=command)
+        result = run_tracking_benchmark(
+            lambda: LiveBoardReader(_reader(model, None, False)), games, max_turns,
+            ranges=ranges, hurried=hurried, command=command,
+            # the figures so far after each game: a run cut short still leaves them
+            on_game=lambda partial: write_result_file(out, partial, command), skip=skip_games)
     except NoHeldTilesError as exc:
         raise InputError(str(exc)) from None
     write_bench_result(out, result)

@@ -1,5 +1,5 @@
 """Late tiles: a tile the reader could not read until after its End turn joins that
-turn (which waits for it), not the next player's; and the sink's ``add_late_tile``."""
+turn (which waits for it), not the next player's; and ``Match.add_to_turn``."""
 
 import pytest
 
@@ -63,29 +63,12 @@ def test_undo_forgets_the_cells_that_may_hold_a_late_tile():
     assert "wrong-draw" in [v.code for v in f.match.pending.result.violations]
 
 
-def test_the_sink_adds_a_late_tile_only_to_a_recent_turn_that_still_stands():
-    match = Match(["Ann", "Ben"])
-    sink = MatchSink(match)
-    assert sink.last_turn() is None
-    assert sink.commit_turn(dict(FIRST), 1, "auto")
-    assert sink.commit_turn({"G8": 1}, 2, "end_turn")   # short: Ben holds a tile back
-    assert sink.expected_tiles() == 2                  # Ann's turn
-    assert not sink.add_late_tile(1, {"G8": 2}, "F8", 4)  # the turn is not as committed
-    assert not sink.add_late_tile(1, {"G8": 1}, "H8", 4)  # the cell holds a tile
-    assert sink.add_late_tile(1, {"G8": 1}, "F8", 4)
-    assert match.turns[1].placed == {"G8": 1, "F8": 4}
-    assert sink.commit_turn({"G6": 1, "G5": 1}, 3, "auto")
-    assert sink.expected_tiles() == 2                  # Ben's two tiles were both placed
-    assert sink.commit_turn({"I7": 1, "I6": 1}, 4, "auto")
-    assert not sink.add_late_tile(1, {"G8": 1, "F8": 4}, "J8", 1)  # three turns ago
-
-
 def test_a_late_tile_that_makes_a_turn_whole_ends_the_players_holding():
     match = Match(["Ann", "Ben"])
     sink = MatchSink(match)
     read = {"H8": 6, "H7": 5}
     assert sink.commit_turn(read, 1, "end_turn") is False     # flagged: rule 1 wants three
-    assert sink.add_late_tile(0, read, "G7", 5)                # the late tile makes it whole
+    match.add_to_turn(0, "G7", 5)                              # the late tile makes it whole
     assert len(match.turns) == 1 and match.pending is None
     assert sink.commit_turn({}, 2, "end_turn") is not None    # Ben passes
     assert sink.expected_tiles() is not None                   # Ann holds nothing back
@@ -97,7 +80,7 @@ def test_a_first_turn_still_short_after_a_late_tile_waits_for_the_table():
     match = Match(["Ann", "Ben"])
     sink = MatchSink(match)
     assert sink.commit_turn({"H8": 6}, 1, "end_turn") is False
-    assert sink.add_late_tile(0, {"H8": 6}, "H7", 5)
+    match.add_to_turn(0, "H7", 5)
     assert match.turns == [] and match.pending.placed == {"H8": 6, "H7": 5}
     assert [v.code for v in match.pending.result.violations] == ["first-turn-not-three"]
     assert sink.commit_turn({}, 2, "end_turn") is None        # nothing passes a flagged turn
@@ -131,7 +114,7 @@ def test_a_late_tile_at_a_live_table_is_a_camera_correction_that_survives_a_rest
     sink = TableSink(table)
     assert sink.commit_turn(dict(FIRST), 1, "auto")
     assert sink.commit_turn({"G8": 1}, 2, "end_turn")
-    assert sink.add_late_tile(sink.last_turn(), {"G8": 1}, "F8", 4)
+    table.add_to_turn(1, "F8", 4, source=sink.source)
     assert table.state()["board"]["F8"] == 4
     late = table.store.events(mid)[-1]
     assert (late["kind"], late["source"]) == ("correction", "camera")

@@ -74,13 +74,20 @@ def with_provenance(result: dict, command: str | None = None) -> dict:
     return out
 
 
+def write_result_file(out: str | Path, result: dict, command: str | None = None) -> dict:
+    """Write a benchmark's result file with its provenance, quietly (a long run writes
+    its figures so far after each step this way). Returns what was written."""
+    result = with_provenance(result, command)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result
+
+
 def write_bench_result(out: str | Path, result: dict, shown: dict | None = None,
                        command: str | None = None) -> dict:
     """Write a benchmark's result file (with its provenance) and print its summary, or
     ``shown``. Returns what was written."""
-    result = with_provenance(result, command)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    result = write_result_file(out, result, command)
     summary = shown if shown is not None else result.get("summary", result)
     click.echo(json.dumps(summary, indent=2))
     click.echo(f"results written to {out}", err=True)
@@ -88,4 +95,4 @@ def write_bench_result(out: str | Path, result: dict, shown: dict | None = None,
 
 
 __all__ = ["PROVENANCE", "command_line", "current_commit", "machine", "run_info",
-           "with_provenance", "write_bench_result"]
+           "with_provenance", "write_bench_result", "write_result_file"]

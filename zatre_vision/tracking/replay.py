@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..camera.base import Frame
@@ -11,6 +11,7 @@ from ..camera.folder import FolderSource, read_meta
 from ..match import Match
 from .pipeline import CellReader, LivePipeline, PipelineConfig
 from .sink import MatchSink
+from .tracker import TurnTracker
 
 
 def _frames(source: FolderSource, progress: bool) -> Iterator[Frame]:
@@ -28,9 +29,12 @@ def _frames(source: FolderSource, progress: bool) -> Iterator[Frame]:
 
 
 def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig | None = None,
-                  progress: bool = False) -> dict:
+                  progress: bool = False,
+                  operator: Callable[[TurnTracker], None] | None = None) -> dict:
     """Run the folder's frames and events through the pipeline; returns the ``zatre
     score`` output plus, per committed turn, the ``frame`` it was committed at.
+    ``operator``: called with the tracker after each frame, as a table's operator
+    would act on a waiting turn (the tracking benchmark's simulated operator).
 
     Raises camera.SourceError for a folder that cannot be replayed."""
     folder = Path(folder)
@@ -41,7 +45,7 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
     source = FolderSource(folder)
     source.open()
     try:
-        pipeline.run(_frames(source, progress), meta.events)
+        pipeline.run(_frames(source, progress), meta.events, after_frame=operator)
     finally:
         source.close()
     out = match.replayed.to_json()
@@ -66,6 +70,8 @@ def replay_folder(folder: str | Path, reader: CellReader, config: PipelineConfig
         "waiting_cells": pipeline.tracker.waiting_cells_at_finish,
         # per committed turn: seconds from its end to its commit
         "waited_s": [c.waited_s for c in pipeline.tracker.commits],
+        # per committed turn: the cells whose value the operator entered
+        "entered": [list(c.entered) for c in pipeline.tracker.commits],
         "end_turns_merged": pipeline.tracker.end_turns_merged,
         "busy_s": round(pipeline.stats.busy_s, 3),
     }

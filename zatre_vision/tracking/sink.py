@@ -45,7 +45,7 @@ class MatchSink:
     two later, two per member for a team) kept tiles back and may place more next
     time, so for that player's next turn only an explicit end of turn commits
     (``expected_tiles`` is None). That is read from the match's turns each time, so it
-    stays right after an undo, a correction, a late tile or a restart of the camera
+    stays right after an undo, a correction or a restart of the camera
     service.
     """
 
@@ -85,15 +85,17 @@ class MatchSink:
             return None
         return full_turn(match.board.count == 0, match.teams.get(player, 1))
 
-    def expected_tiles_ahead(self, ahead: int) -> int | None:
+    def expected_tiles_ahead(self, ahead: int, opened: bool = False) -> int | None:
         """``expected_tiles`` for the turn ``ahead`` turns after the current one, the
-        turns between still waiting in the tracker (not committed). None where it
-        depends on them: the board is still empty, or the seat's own last turn is one
-        of them."""
+        turns between still waiting in the tracker (not committed); ``opened``: one of
+        those places a tile. None where it depends on them: the board is still empty
+        and none of them is known to open it, or the seat's own last turn is one of
+        them."""
         match = self.match
         if ahead <= 0:
             return self.expected_tiles()
-        if match.finished or match.board.count == 0 or ahead >= len(match.players):
+        if match.finished or (match.board.count == 0 and not opened) \
+                or ahead >= len(match.players):
             return None
         start = match.players.index(match.starter)
         player = match.players[(start + len(match.turns) + ahead) % len(match.players)]
@@ -115,39 +117,6 @@ class MatchSink:
         else:
             self.pending_frame = frame
         return legal
-
-    def last_turn(self) -> int | None:
-        """Index of the turn committed last (None before the first): the flagged turn
-        while one waits (``len(turns)``), else the last turn applied. What a late tile
-        names when it joins a turn already committed."""
-        match = self.match
-        if match.pending is not None:
-            return len(match.turns)
-        return len(match.turns) - 1 if match.turns else None
-
-    def add_late_tile(self, turn: int, placed: dict[str, int], cell: str, value: int) -> bool:
-        """A tile read only after its turn was committed joins that turn, if the turn
-        still stands as committed (``placed``: its tiles then) and is one of the last
-        two (later, the tile is the current player's). A flagged turn is judged again
-        with it, and applied if now legal. True when added."""
-        match = self.match
-        flagged = match.pending is not None and turn == len(match.turns)
-        if flagged:
-            tiles = match.pending.placed
-        elif 0 <= turn < len(match.turns):
-            tiles = match.turns[turn].placed
-        else:
-            return False
-        if match.finished or turn < len(match.turns) - 2 or tiles != placed:
-            return False
-        try:
-            self._add_to_turn(turn, cell, value)
-        except MatchError:
-            return False
-        if flagged and match.pending is None:  # the tile made it legal: applied now
-            self.frames.append(self.pending_frame if self.pending_frame is not None else 0)
-            self.pending_frame = None
-        return True
 
     def reject_pending(self) -> None:
         if self.match.pending is not None:
@@ -172,9 +141,6 @@ class MatchSink:
     # -- how changes reach the match (overridden by TableSink) ---------------------------
     def _propose(self, placed: dict[str, int], frame: int) -> bool:
         return self._match.propose(placed).legal
-
-    def _add_to_turn(self, turn: int, cell: str, value: int) -> None:
-        self._match.add_to_turn(turn, cell, value)
 
     def _reject(self) -> None:
         self._match.reject_pending()
@@ -207,9 +173,6 @@ class TableSink(MatchSink):
         verdict = self.table.commit_turn(placed, snapshot_jpeg=jpeg, source=self.source,
                                          frame=frame)
         return bool(verdict["legal"])
-
-    def _add_to_turn(self, turn: int, cell: str, value: int) -> None:
-        self.table.add_to_turn(turn, cell, value, source=self.source)
 
     def _reject(self) -> None:
         self.table.reject_pending(source=self.source)

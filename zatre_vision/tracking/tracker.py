@@ -23,7 +23,11 @@ have settled. New tiles are the settled tiles that the table does not have yet
   put it there): only the operator decides (``enter_cell``); read empty, it is free.
   A tile read at the press (settled, or still settling on that value), or one the
   reader was sure lay there though it could not read its value (``sure_tiles``), is
-  the turn's.
+  the turn's. A turn whose hand is down (as many tiles as an ordinary turn places,
+  ``expected_tiles``) waits only for a cell the reader is sure holds a tile: a player
+  holds no more tiles than were drawn. A cell an ended turn lets go (the operator says
+  no tile of it lies there) goes to the first later ended turn that saw its tile at
+  its press (``deferred``), else it is a new tile.
   The first ``end_turn`` with nothing new right after an automatic commit only
   confirms it, any other one commits an empty turn (a pass);
 - ``undo`` calls off the newest End turn still waiting, or takes back the last commit
@@ -51,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..rules.board import all_cell_names
 from .votes import CellVotes, VoteConfig
@@ -97,10 +101,6 @@ class TurnSink(Protocol):
     def pending_cells(self) -> set[str]:
         """Cells of the pending (flagged) turn, empty when none."""
 
-    def neighbours(self, cell: str) -> Iterable[str]:
-        """The cells touching ``cell`` side by side (optional: without it an end of
-        turn waits only for tiles still settling)."""
-
     def cells_of_interest(self) -> Iterable[str]:
         """The cells to watch: the board's 193 (a card game: its layout and the free
         positions around it). A cell missing from an observation's ``cells`` is empty
@@ -110,10 +110,6 @@ class TurnSink(Protocol):
         """Tiles an ordinary turn places now (3 first turn, else 2); None when only
         an explicit end of turn may commit (the player may hold more tiles)."""
 
-    # Optional: ``expected_tiles_ahead(ahead) -> int | None``, the same for the turn
-    # ``ahead`` turns after the current one (turns queued behind a waiting one commit
-    # by themselves only with it).
-
     def commit_turn(self, placed: dict[str, int], frame: int, reason: str) -> bool | None:
         """Commit a turn; True when legal (applied), False when flagged (pending),
         None when the table takes no turn now (a flagged turn waits, or it is over)."""
@@ -122,6 +118,21 @@ class TurnSink(Protocol):
 
     def undo(self) -> bool:
         """Take back the last commit; False when there was nothing to undo."""
+
+
+@runtime_checkable
+class BoardTurnSink(Protocol):
+    """What a sink over a board with seats in turn may add to :class:`TurnSink` (the
+    match sinks do; a sink without it still works: an end of turn then waits only for
+    tiles still settling, and turns queued behind a waiting one commit only with it)."""
+
+    def neighbours(self, cell: str) -> Iterable[str]:
+        """The cells touching ``cell`` side by side."""
+
+    def expected_tiles_ahead(self, ahead: int, opened: bool = False) -> int | None:
+        """``expected_tiles`` for the turn ``ahead`` turns after the current one, the
+        turns between still waiting in the tracker; ``opened``: one of those places a
+        tile (so the board is not empty at that turn)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +207,9 @@ class EndedTurn:
     deadline: float = 0.0
     entered: list[str] = field(default_factory=list)
     late: int = 0  # tiles read only after the press
+    #: tiles seen at the press on cells an earlier ended turn waited for: this turn's
+    #: if that turn lets the cell go
+    deferred: dict[str, int] = field(default_factory=dict)
 
     @property
     def cells(self) -> set[str]:
@@ -303,10 +317,16 @@ class TurnTracker:
 
     def _expected(self) -> int | None:
         """Tiles the next turn to end places by itself (None: only End turn ends it)."""
-        if not self.queue:
+        return self._expected_ahead(len(self.queue))
+
+    def _expected_ahead(self, index: int) -> int | None:
+        """Tiles an ordinary turn places at place ``index`` in the queue."""
+        if index == 0:
             return self.sink.expected_tiles()
-        ahead = getattr(self.sink, "expected_tiles_ahead", None)
-        return None if ahead is None else ahead(len(self.queue))
+        if not isinstance(self.sink, BoardTurnSink):
+            return None
+        opened = any(t.tiles for t in self.queue[:index])
+        return self.sink.expected_tiles_ahead(index, opened)
 
     def _check_lifted_pending(self) -> None:
         pending = self.sink.pending_cells()
@@ -339,9 +359,14 @@ class TurnTracker:
         tiles = {c: v for c, v in self.votes.settled().items()
                  if c not in taken and c not in unsettled}
         unsure = {c for c in unsettled if c not in taken}
-        neighbours = getattr(self.sink, "neighbours", None)
+        neighbours = self.sink.neighbours if isinstance(self.sink, BoardTurnSink) else None
         expected = self._expected_at(turn)
         short = expected is None or len(tiles) < expected
+        if not short:
+            # the player's hand is down (a turn holds no more tiles than were drawn): a
+            # cell still changing is another's, unless the reader is sure a tile lies
+            # there (then the turn waits for it, and is flagged if it is one too many)
+            unsure &= self._last_sure
         if neighbours is not None and short:
             # held cells next to the table's or the turn's tiles, and next to those
             # (a tile placed beside one the reader could not read either)
@@ -352,6 +377,12 @@ class TurnTracker:
                 found = (held & around) - unsure
                 unsure |= found
                 frontier = list(found)
+        # tiles on cells an earlier ended turn still waits for: this turn's if that one
+        # lets them go (``_pass_on``)
+        earlier = set().union(*(t.unsure.keys() | t.ambiguous.keys()
+                                for t in self.queue if t is not turn))
+        turn.deferred = {c: self.votes.value(c) for c in earlier
+                         if self.votes.value(c) is not None and c not in unsettled}
         if not turn.seen:  # the End turns pressed while blind are this one turn
             self.end_turns_merged += self.presses_unseen
             self.presses_unseen = 0
@@ -364,23 +395,21 @@ class TurnTracker:
     def _expected_at(self, turn: EndedTurn) -> int | None:
         """Tiles an ordinary turn places at ``turn``'s place in the queue."""
         index = self.queue.index(turn) if turn in self.queue else len(self.queue)
-        if index == 0:
-            return self.sink.expected_tiles()
-        ahead = getattr(self.sink, "expected_tiles_ahead", None)
-        return None if ahead is None else ahead(index)
+        return self._expected_ahead(index)
 
     def _follow(self, turn: EndedTurn, reads: Mapping[str, int | None],
                 covered: set[str], doubtful_empty: set[str]) -> None:
         """One frame read after ``turn``'s press: its unsure cells that now read decide.
-        Empty takes ``settle`` confident empty reads in a row (an unknown tile style is
-        read as empty now and then, with the tile classes still strong: those reads do
-        not count); a tile takes the votes settling on it."""
+        Empty takes ``settle`` confident empty reads since the press with no tile read
+        between (an unknown tile style is read as empty now and then, with the tile
+        classes still strong: those reads do not count; a hand passing over does not
+        undo them: the cell held no tile of this turn when they were read); a tile takes
+        the votes settling on it."""
         unsettled = self.votes.unsettled()
         for cell in list(turn.unsure):
             state = turn.unsure[cell]
             if cell in covered:
                 state.touched = True  # a hand over it: a tile may be put down there
-                state.empties = 0
                 continue
             if cell not in reads:
                 continue  # unsure again: no news
@@ -390,7 +419,7 @@ class TurnTracker:
                 if state.empties >= self.config.votes.settle:
                     del turn.unsure[cell]  # empty at last: no tile of this turn lay there
                 continue
-            state.empties = 0
+            state.empties = 0  # two empty reads free the cell only with no tile between
             value = self.votes.value(cell)
             if cell in unsettled or value is None:
                 continue
@@ -471,16 +500,27 @@ class TurnTracker:
         """The operator says what an ended turn's unsure cell holds: ``value`` (the
         tile joins that turn) or None (no tile of that turn lies there; a tile there is
         a later turn's). False when no waiting turn waits for ``cell``."""
-        for turn in self.queue:
+        for index, turn in enumerate(self.queue):
             if cell in turn.unsure or cell in turn.ambiguous:
                 turn.unsure.pop(cell, None)
                 turn.ambiguous.pop(cell, None)
                 if value is not None:
                     turn.tiles[cell] = value
+                else:
+                    self._pass_on(index, cell)
                 turn.entered.append(cell)
                 self._advance()
                 return True
         return False
+
+    def _pass_on(self, index: int, cell: str) -> None:
+        """The ended turn at ``index`` let ``cell`` go: a tile there belongs to the first
+        later ended turn that saw it at its press; none did: it is a new tile."""
+        for later in self.queue[index + 1:]:
+            value = later.deferred.pop(cell, None)
+            if value is not None:
+                later.tiles[cell] = value
+                return
 
     def waiting_turn(self) -> dict | None:
         """The turn at the head of the queue while it waits for cells past its quiet
