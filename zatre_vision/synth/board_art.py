@@ -164,9 +164,9 @@ def _cell_mask(h: int, w: int, px) -> np.ndarray:
     return mask
 
 
-def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
-                 pr: BoardPrint) -> BoardTexture:
-    """``make_board_texture`` for a print other than Peri's (``BoardPrint``)."""
+def _canvas(ppc: float):
+    """The drawing canvas at twice ``ppc`` pixels per cell unit: the supersampling
+    factor, pixels per unit, width, height, and board coordinates -> pixel."""
     ss = 2.0
     p = ppc * ss
     w = int(round((BOARD_U[1] - BOARD_U[0]) * p))
@@ -174,6 +174,14 @@ def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
 
     def px(u: float, v: float) -> tuple[int, int]:
         return int(round((u - BOARD_U[0]) * p)), int(round((v - BOARD_V[0]) * p))
+
+    return ss, p, w, h, px
+
+
+def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
+                 pr: BoardPrint) -> BoardTexture:
+    """``make_board_texture`` for a print other than Peri's (``BoardPrint``)."""
+    ss, p, w, h, px = _canvas(ppc)
 
     cell_bgr = np.asarray(pr.cell_bgr, np.float32)
     if pr.cells == "marble":
@@ -241,13 +249,7 @@ def make_board_texture(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
     ``HELD_OUT_PRINTS``; the same grid in each)."""
     if print_name != "peri":
         return _other_print(rng, cfg, ppc, _print_of(print_name))
-    ss = 2.0
-    p = ppc * ss
-    w = int(round((BOARD_U[1] - BOARD_U[0]) * p))
-    h = int(round((BOARD_V[1] - BOARD_V[0]) * p))
-
-    def px(u: float, v: float) -> tuple[int, int]:
-        return int(round((u - BOARD_U[0]) * p)), int(round((v - BOARD_V[0]) * p))
+    ss, p, w, h, px = _canvas(ppc)
 
     # the marble is smooth enough to draw at 1x and scale up
     marble = cv2.resize(_marble(rng, (int(h / ss), int(w / ss)), ppc, cfg), (w, h),
