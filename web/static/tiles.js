@@ -32,7 +32,7 @@
       say(_("The table server cannot be reached."), true);
       return null;
     }
-    if (!resp.ok) { say(data.error || _("Error {status}", { status: resp.status }), true); return null; }
+    if (!resp.ok) { say(data.error || _("Error {code}", { code: resp.status }), true); return null; }
     say(data.message);
     if (data.tiles) show(data.tiles);
     return data;
@@ -114,8 +114,9 @@
         { id: p.id, tiles: Object.keys(p.cells).length, uncertain: p.uncertain.length, corrected: corrected[p.id].size, open });
       const use = document.createElement("select");
       use.className = "tiles-use-layout";
-      use.innerHTML = `<option value="">${_("the tiles are the suggested layout…")}</option>` +
-        state.layouts.map((l, i) => `<option value="${i}">${_("of photo {n}", { n: i + 1 })}</option>`).join("");
+      const none = _("the tiles are the suggested layout…");
+      use.innerHTML = '<option value="">' + none + "</option>" +
+        state.layouts.map((l, i) => `<option value="${i}">` + _("of photo {n}", { n: i + 1 }) + "</option>").join("");
       use.addEventListener("change", () => {
         if (use.value === "") return;
         const layout = state.layouts[Number(use.value)];
@@ -147,7 +148,8 @@
     if (!report) return;
     const t = document.createElement("table");
     t.id = "tiles-before-after";
-    t.innerHTML = `<thead><tr><th>${_("cells of the photos")}</th><th>${_("before")}</th><th>${_("after")}</th></tr></thead>`;
+    t.innerHTML = "<thead><tr><th>" + _("cells of the photos") + "</th><th>" + _("before") + "</th><th>" +
+      _("after") + "</th></tr></thead>";
     const rowName = { wrong: _("wrong"), uncertain: _("uncertain") };
     const body = document.createElement("tbody");
     for (const k of ["wrong", "uncertain"]) {
