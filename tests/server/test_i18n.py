@@ -71,6 +71,15 @@ def test_the_error_page_is_german(client):
     assert "Nicht gefunden" in page and "Zurück zum Tisch" in page
 
 
+def test_the_calibration_page_is_german(client):
+    page = client.get("/calibration", headers=DE).get_data(as_text=True)
+    assert "Kalibrierung der Kamera" in page and "Die eigenen Steine dieses Tisches anlernen" in page
+    assert 'id="tiles-corrections"' in page and "<code>zatre calibrate --help</code>" in page
+    # tiles.js and live-view.js read their words from the page's #i18n-data
+    assert page_words("de")["messages"]["The live reader uses the base model."] == \
+        "Die Erkennung nutzt das Grundmodell."
+
+
 def test_localize_fills_the_template_and_leaves_unknown_messages_alone():
     assert localize("line H8-H11 sums to 14, more than 12", "de") == \
         "Reihe H8-H11 hat die Augensumme 14, mehr als 12"

@@ -12,30 +12,32 @@
     if (parent) parent.appendChild(e);
     return e;
   };
+  // the page's language: app.js's words (server/i18n.py)
+  const _ = window.Zatre._ || ((t, a) => (a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t));
 
   function status(t) {
-    if (!t.match_id) return "No match";
-    if (t.finished) return t.winners.length ? `${t.winners.join(" & ")} won` : "Finished";
-    return t.turn ? `${t.turn} to play · turn ${t.turn_number}` : `turn ${t.turn_number}`;
+    if (!t.match_id) return _("No match");
+    if (t.finished) return t.winners.length ? _("{names} won", { names: t.winners.join(" & ") }) : _("Finished");
+    return t.turn ? _("{player} to play · turn {n}", { player: t.turn, n: t.turn_number }) : _("turn {n}", { n: t.turn_number });
   }
 
   function card(t) {
     const c = el("article", { class: "card club-table", "data-table": t.table });
     const head = el("div", { class: "club-head" }, c);
     el("h2", { text: t.table }, head);
-    if (t.url) el("a", { class: "btn btn-small", href: t.url, text: "Open its dashboard" }, head);
-    else el("span", { class: "muted", text: "dashboard address not known yet" }, head);
+    if (t.url) el("a", { class: "btn btn-small", href: t.url, text: _("Open its dashboard") }, head);
+    else el("span", { class: "muted", text: _("dashboard address not known yet") }, head);
     if (t.variant === "board" || !t.match_id) {
       const frame = el("div", { class: "board-frame club-thumb" }, c);
       const svg = document.createElementNS(SVG, "svg");
       svg.setAttribute("class", "board");
       svg.setAttribute("viewBox", "-7 -7 164 164");
       svg.setAttribute("role", "img");
-      svg.setAttribute("aria-label", `Board of ${t.table}`);
+      svg.setAttribute("aria-label", _("Board of {table}", { table: t.table }));
       frame.appendChild(svg);
       window.Zatre.renderBoard(svg, t.board || {}, {});
     } else {
-      el("p", { class: "muted", text: "card game" }, c);
+      el("p", { class: "muted", text: _("card game") }, c);
     }
     el("div", { class: "club-status" + (t.finished ? " finished" : ""), text: status(t) }, c);
     const ul = el("ul", { class: "club-scores" }, c);
@@ -44,7 +46,7 @@
       el("span", { text: p }, li);
       el("b", { text: String((t.totals || {})[p] ?? 0) }, li);
     });
-    if (t.source === "demo") el("span", { class: "pill pill-demo", text: "demo" }, c);
+    if (t.source === "demo") el("span", { class: "pill pill-demo", text: _("demo") }, c);
     if (t.note) el("p", { class: "muted", text: t.note }, c);
     return c;
   }
@@ -52,7 +54,7 @@
   function render(tables) {
     box.textContent = "";
     if (!tables.length) {
-      el("p", { class: "muted", id: "club-empty", text: "No table has played on this database yet." }, box);
+      el("p", { class: "muted", id: "club-empty", text: _("No table has played on this database yet.") }, box);
       return;
     }
     tables.forEach((t) => box.appendChild(card(t)));

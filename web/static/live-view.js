@@ -6,19 +6,27 @@
   var bar = document.getElementById("focus-bar");
   var text = document.getElementById("focus-value");
   var best = 0;
+  // the page's language (server/i18n.py): this script runs before app.js, so it reads
+  // the words in #i18n-data itself; {name} fills a placeholder
+  var i18n = document.getElementById("i18n-data");
+  var words = (i18n ? JSON.parse(i18n.textContent) : {}).messages || {};
+  function _(t, a) {
+    t = words[t] || t;
+    return a ? t.replace(/\{(\w+)\}/g, function (m, k) { return k in a ? String(a[k]) : m; }) : t;
+  }
   function show(data) {
     var f = data.focus;
     best = Math.max(best, f);
     bar.max = Math.max(100, best * 1.1);
     bar.value = f;
-    text.textContent = f.toFixed(0) + " (best so far " + best.toFixed(0) + ")" +
-      (data.lens_position != null ? ", lens " + Number(data.lens_position).toFixed(2) + " dioptres" : "");
+    text.textContent = _("{focus} (best so far {best})", {focus: f.toFixed(0), best: best.toFixed(0)}) +
+      (data.lens_position != null ? ", " + _("lens {dioptres} dioptres", {dioptres: Number(data.lens_position).toFixed(2)}) : "");
   }
   function poll() {
     fetch(box.dataset.url, {headers: {"Accept": "application/json"}, cache: "no-store"})
       .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (data) { if (data) { show(data); } else { text.textContent = "no camera frame yet"; } })
-      .catch(function () { text.textContent = "no answer"; })
+      .then(function (data) { if (data) { show(data); } else { text.textContent = _("no camera frame yet"); } })
+      .catch(function () { text.textContent = _("no answer"); })
       .finally(function () { setTimeout(poll, 1000); });
   }
   poll();

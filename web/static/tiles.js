@@ -11,6 +11,10 @@
   const truth = {};        // photo id -> {cell: 0..6 or null (uncertain, not decided)}
   const corrected = {};    // photo id -> Set of cells the operator set
   let picking = null;      // [photo id, cell]
+  // the page's language (server/i18n.py): this script runs before app.js, so it reads
+  // the words in #i18n-data itself; {name} fills a placeholder
+  const WORDS = (JSON.parse((document.getElementById("i18n-data") || {}).textContent || "{}").messages) || {};
+  const _ = (t, a) => { t = WORDS[t] || t; return a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t; };
 
   function say(text, bad) {
     const m = $("#tiles-message");
@@ -25,10 +29,10 @@
         headers: { "Accept": "application/json", "X-CSRF-Token": token, ...(options.headers || {}) } });
       data = await resp.json().catch(() => ({}));
     } catch (e) {
-      say("The table server cannot be reached.", true);
+      say(_("The table server cannot be reached."), true);
       return null;
     }
-    if (!resp.ok) { say(data.error || `Error ${resp.status}`, true); return null; }
+    if (!resp.ok) { say(data.error || _("Error {code}", { code: resp.status }), true); return null; }
     say(data.message);
     if (data.tiles) show(data.tiles);
     return data;
@@ -64,7 +68,7 @@
   function pick(id, cell, el) {
     picking = [id, cell];
     const p = $("#tiles-picker");
-    $("#tiles-picker-cell").textContent = `Photo ${id}, ${cell}: `;
+    $("#tiles-picker-cell").textContent = _("Photo {id}, {cell}:", { id, cell }) + " ";
     p.hidden = false;
     el.after(p);
     p.style.position = "absolute";
@@ -106,12 +110,13 @@
       sec.className = "tiles-photo";
       sec.dataset.photo = p.id;
       const h = document.createElement("h3");
-      h.textContent = `Photo ${p.id}: read ${Object.keys(p.cells).length} tiles, ${p.uncertain.length} uncertain; ` +
-        `${corrected[p.id].size} corrected, ${open} still uncertain (left out of learning)`;
+      h.textContent = _("Photo {id}: read {tiles} tiles, {uncertain} uncertain; {corrected} corrected, {open} still uncertain (left out of learning)",
+        { id: p.id, tiles: Object.keys(p.cells).length, uncertain: p.uncertain.length, corrected: corrected[p.id].size, open });
       const use = document.createElement("select");
       use.className = "tiles-use-layout";
-      use.innerHTML = '<option value="">the tiles are the suggested layout…</option>' +
-        state.layouts.map((_, i) => `<option value="${i}">of photo ${i + 1}</option>`).join("");
+      const none = _("the tiles are the suggested layout…");
+      use.innerHTML = '<option value="">' + none + "</option>" +
+        state.layouts.map((l, i) => `<option value="${i}">` + _("of photo {n}", { n: i + 1 }) + "</option>").join("");
       use.addEventListener("change", () => {
         if (use.value === "") return;
         const layout = state.layouts[Number(use.value)];
@@ -138,23 +143,25 @@
     const head = document.createElement("p");
     head.id = "tiles-in-use";
     head.textContent = state.stored && state.stored.adapted
-      ? "The live reader uses this table's own tiles." : "The live reader uses the base model.";
+      ? _("The live reader uses this table's own tiles.") : _("The live reader uses the base model.");
     box.append(head);
     if (!report) return;
     const t = document.createElement("table");
     t.id = "tiles-before-after";
-    t.innerHTML = "<thead><tr><th>cells of the photos</th><th>before</th><th>after</th></tr></thead>";
+    t.innerHTML = "<thead><tr><th>" + _("cells of the photos") + "</th><th>" + _("before") + "</th><th>" +
+      _("after") + "</th></tr></thead>";
+    const rowName = { wrong: _("wrong"), uncertain: _("uncertain") };
     const body = document.createElement("tbody");
     for (const k of ["wrong", "uncertain"]) {
       const tr = document.createElement("tr");
-      tr.innerHTML = `<th>${k}</th><td id="tiles-before-${k}">${report.before[k]}</td><td id="tiles-after-${k}">${report.after[k]}</td>`;
+      tr.innerHTML = `<th>${rowName[k]}</th><td id="tiles-before-${k}">${report.before[k]}</td><td id="tiles-after-${k}">${report.after[k]}</td>`;
       body.append(tr);
     }
     t.append(body);
     const note = document.createElement("p");
     note.className = "muted";
-    note.textContent = `${report.photos} photo(s), ${report.tiles} tiles, ${report.seconds} s; ` +
-      (report.adapted ? "adapted (the held-back check read better)." : "not adapted: " + (report.note || ""));
+    note.textContent = _("{photos} photo(s), {tiles} tiles, {seconds} s", { photos: report.photos, tiles: report.tiles, seconds: report.seconds }) + "; " +
+      (report.adapted ? _("adapted (the held-back check read better).") : _("not adapted: {reason}", { reason: report.note || "" }));
     box.append(t, note);
   }
 
@@ -178,12 +185,12 @@
     if (!upload.files.length) return;
     const form = new FormData();
     form.append("photo", upload.files[0]);
-    say("Reading the photo…");
+    say(_("Reading the photo…"));
     await call("/calibration/tiles/photo", { method: "POST", body: form });
     upload.value = "";
   });
   const cam = $("#tiles-from-camera");
-  if (cam) cam.addEventListener("click", () => { say("Reading the camera's frame…"); call("/calibration/tiles/photo", { method: "POST" }); });
+  if (cam) cam.addEventListener("click", () => { say(_("Reading the camera's frame…")); call("/calibration/tiles/photo", { method: "POST" }); });
   const clear = $("#tiles-clear");
   if (clear) clear.addEventListener("click", () => {
     for (const k of Object.keys(truth)) { delete truth[k]; delete corrected[k]; }
