@@ -5,15 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import CLASSES, DEFAULT_MODEL
+from zatre_vision.vision.classify import CLASSES
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.prob_calibration import ProbabilityCalibration
-from zatre_vision.vision.reader import UNFITTED, ReaderConfig
-
-#: the decision's rules on their own: no calibration (the probabilities a test gives are
-#: the ones weighed) and the unfitted values, whatever the model's card holds
-RULES = ReaderConfig.for_model(DEFAULT_MODEL, calibration=ProbabilityCalibration.identity(),
-                               **UNFITTED)
 
 DARK = np.flatnonzero(~IS_LIGHT)
 #: a sure tile on a dark cell, away from the doubtful ones of ``frame_with_doubts``

@@ -67,15 +67,3 @@ def reader():
     from zatre_vision.vision.reader import BoardReader
 
     return BoardReader()
-
-
-@pytest.fixture(scope="session")
-def rules_reader():
-    """A reader whose decision weighs the probabilities it is given as they are (the
-    identity calibration) with the unfitted values (``cell_probs.RULES``): the tests of
-    each rule of ``decide`` hand it probabilities and read the bars from its config."""
-    from zatre_vision.vision.reader import BoardReader
-
-    from .cell_probs import RULES
-
-    return BoardReader(config=RULES)

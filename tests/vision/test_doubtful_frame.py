@@ -1,4 +1,4 @@
-"""A frame on which the network doubts RULES.doubtful_frame cells or more (left uncertain, not
+"""A frame on which the network doubts DOUBTFUL_FRAME cells or more (left uncertain, not
 called occluded) reports no cell as read: on such frames about one in twenty of the
 readings it is sure of is wrong, and dark cells read empty there are often tiles of a
 board fitted a cell off. Hands (occluded calls) do not make a frame doubtful."""
@@ -8,34 +8,33 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cell_evidence import TILE_BRIGHT
 from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
+from zatre_vision.vision.reader import (
+    BRIGHT_EMPTY_BELOW,
+    DOUBTFUL_FRAME,
+    MIN_CONFIDENCE,
+    TILE_FACE_BRIGHT,
+)
 
-from .cell_probs import DARK, RULES, TILE, cell_probs, frame_with_doubts, grained_dark_crops
-
-
-@pytest.fixture(scope="module")
-def reader(rules_reader):
-    """The rules on their own (``cell_probs.RULES``)."""
-    return rules_reader
+from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
 
 N = len(CELL_NAMES)
 
 
 def test_a_few_doubtful_cells_leave_the_other_readings_alone(reader):
-    res = reader.decide(grained_dark_crops(), frame_with_doubts(RULES.doubtful_frame - 1))
+    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME - 1))
     assert not res.doubtful_frame
     assert res.cells == {CELL_NAMES[TILE]: 4}
-    assert set(res.uncertain) == {CELL_NAMES[i] for i in DARK[:RULES.doubtful_frame - 1]}
+    assert set(res.uncertain) == {CELL_NAMES[i] for i in DARK[:DOUBTFUL_FRAME - 1]}
 
 
 def test_a_doubtful_frame_reports_no_cell_as_read(reader):
-    res = reader.decide(grained_dark_crops(), frame_with_doubts(RULES.doubtful_frame))
+    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME))
     assert res.doubtful_frame
     assert res.cells == {}
     # the sure tile, the light x2 cells and the bare dark cells alike: nothing is
@@ -47,11 +46,11 @@ def test_a_doubtful_frame_reports_no_cell_as_read(reader):
 
 
 def test_a_hand_does_not_make_a_frame_doubtful(reader):
-    # a hand: a block of occluded calls (more than RULES.doubtful_frame of them)
-    hand = frame_with_doubts(RULES.doubtful_frame + 5, {OCCLUDED: 0.99, 0: 0.01})
+    # a hand: a block of occluded calls (more than DOUBTFUL_FRAME of them)
+    hand = frame_with_doubts(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01})
     res = reader.decide(grained_dark_crops(), hand)
     assert not res.doubtful_frame
-    assert len(res.occluded) == RULES.doubtful_frame + 5
+    assert len(res.occluded) == DOUBTFUL_FRAME + 5
     assert res.cells == {CELL_NAMES[TILE]: 4}
 
 
@@ -88,7 +87,7 @@ def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
     assert res.cells.items() <= plain.cells.items()
     assert set(plain.uncertain) <= set(res.uncertain)
     assert res.occluded == plain.occluded
-    assert res.doubtful_frame == (len(plain.uncertain) - len(plain.occluded) >= RULES.doubtful_frame)
+    assert res.doubtful_frame == (len(plain.uncertain) - len(plain.occluded) >= DOUBTFUL_FRAME)
     if res.doubtful_frame:
         assert res.cells == {}
         assert set(res.uncertain) == set(CELL_NAMES)
@@ -101,18 +100,18 @@ def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
 def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(reader, empty):
     """A dark cell the network reads empty whose middle is bright like a tile (blur,
     glare, bright marble on an overexposed photo) is uncertain below
-    RULES.bright_empty_below of "empty", and empty from it on."""
+    BRIGHT_EMPTY_BELOW of "empty", and empty from it on."""
     cell = int(DARK[5])
     crops = grained_dark_crops()
     crops[cell] = 0.8
     res = reader.decide(crops, cell_probs({cell: {0: empty, 3: 1.0 - empty}}))
     name = CELL_NAMES[cell]
-    assert (name in res.uncertain) == (empty < RULES.bright_empty_below or empty < RULES.min_confidence)
+    assert (name in res.uncertain) == (empty < BRIGHT_EMPTY_BELOW or empty < MIN_CONFIDENCE)
     assert name not in res.cells
 
 
 def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame(reader):
-    bright = DARK[:RULES.doubtful_frame]
+    bright = DARK[:DOUBTFUL_FRAME]
     crops = grained_dark_crops()
     crops[bright] = 0.8
     rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
@@ -128,25 +127,25 @@ def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame(reader
 
 def test_on_a_sharp_photo_bright_marble_is_empty_but_still_a_doubt_about_the_frame(reader):
     """On a clearly sharp photo a dark cell read empty is doubted as bright like a tile
-    only when its middle is as even as a tile's face (RULES.tile_face_bright): bright marble,
+    only when its middle is as even as a tile's face (TILE_FACE_BRIGHT): bright marble,
     three quarters of it between TILE_BRIGHT and that, is empty there. Such cells still
     count towards a doubtful frame."""
     cell = int(DARK[5])
     crops = grained_dark_crops()
-    crops[cell] = (TILE_BRIGHT + RULES.tile_face_bright) / 2   # marble: bright, not a tile's face
+    crops[cell] = (TILE_BRIGHT + TILE_FACE_BRIGHT) / 2   # marble: bright, not a tile's face
     name = CELL_NAMES[cell]
-    # not clearly sharp: "empty" 0.6, sure enough but below RULES.bright_empty_below
+    # not clearly sharp: "empty" 0.6, sure enough but below BRIGHT_EMPTY_BELOW
     assert name in reader.decide(crops, cell_probs({cell: {0: 0.6, 3: 0.4}})).uncertain
-    # clearly sharp: the same reading is empty there
-    probs = cell_probs({cell: {0: 0.6, 3: 0.4}})
+    # clearly sharp: "empty" 0.3 is raised to 0.63 there (EMPTY_ODDS_SHARP), the same case
+    probs = cell_probs({cell: {0: 0.3, 3: 0.7}})
     sharp = reader.decide(crops, probs, clear=True)
     assert name not in sharp.uncertain and name not in sharp.cells  # empty
     crops[cell] = 0.95                                              # a tile's face
     assert name in reader.decide(crops, probs, clear=True).uncertain
 
-    bright = DARK[:RULES.doubtful_frame]
+    bright = DARK[:DOUBTFUL_FRAME]
     crops = grained_dark_crops()
-    crops[bright] = (TILE_BRIGHT + RULES.tile_face_bright) / 2
+    crops[bright] = (TILE_BRIGHT + TILE_FACE_BRIGHT) / 2
     rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
     rows[TILE] = {4: 0.97, 0: 0.03}
     assert reader.decide(crops, cell_probs(rows), clear=True).doubtful_frame

@@ -1,25 +1,18 @@
-"""On a blurred photo a light x2 cell read empty needs RULES.light_empty_blurred of the
+"""On a blurred photo a light x2 cell read empty needs LIGHT_EMPTY_BLURRED of the
 network's own probability of "empty": a blurred tile there looks like the bare cell.
 Dark cells, sharp photos and sure readings are decided as before."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.reader import LIGHT_EMPTY_BLURRED
 
-from .cell_probs import RULES
 from .cell_probs import cell_probs as _probs
-
-
-@pytest.fixture(scope="module")
-def reader(rules_reader):
-    """The rules on their own (``cell_probs.RULES``)."""
-    return rules_reader
 
 N = len(CELL_NAMES)
 LIGHT = int(np.flatnonzero(IS_LIGHT)[3])
@@ -38,19 +31,18 @@ def _crops(*bright: int) -> np.ndarray:
 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.72, 0.99), st.sampled_from([2, 5]))
-@example(RULES.light_empty_blurred - 1e-4, 2)  # just either side of the bar
-@example(RULES.light_empty_blurred + 1e-4, 5)
+@example(LIGHT_EMPTY_BLURRED, 2)  # the bar itself, where numpy 1.x and 2 differ
 def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader, empty, rival):
-    # the decision weighs calibrated probabilities in float64 (a round trip through
-    # logarithms): the bar itself is left out
-    assume(abs(float(np.float32(empty)) - RULES.light_empty_blurred) > 1e-6)
     crops = _crops(LIGHT, DARK)
     row = {0: empty, rival: 1.0 - empty}
     probs = _probs({LIGHT: row, DARK: row})
     blurred = reader.decide(crops, probs, blurred=True)
     light, dark = CELL_NAMES[LIGHT], CELL_NAMES[DARK]
     # both are above the blurred floor (0.7): sure but for the new bar
-    assert (light in blurred.uncertain) == bool(np.float32(empty) < RULES.light_empty_blurred)
+    # the probability as the reader holds it (float32): at exactly 0.9, numpy 1.x (the
+    # Pi's, make test-pi) compares float32(0.9) < 0.9 in float64 (True), numpy 2 in
+    # float32 (False)
+    assert (light in blurred.uncertain) == bool(np.float32(empty) < LIGHT_EMPTY_BLURRED)
     assert light not in blurred.cells
     # a dark cell is not concerned (a bright square there is a tile: looks_like_tiles)
     assert (dark in blurred.uncertain) == (dark in reader.decide(

@@ -6,7 +6,6 @@ neither confirms a tile the pip count cannot see nor lowers the bar."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,12 +15,6 @@ from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_COLROW, CELL_NAMES
 
 from .cell_probs import cell_probs as _probs
-
-
-@pytest.fixture(scope="module")
-def reader(rules_reader):
-    """The rules on their own (``cell_probs.RULES``)."""
-    return rules_reader
 
 N = len(CELL_NAMES)
 E5 = CELL_NAMES.index("E5")

@@ -3,11 +3,8 @@ and the reader doubts a tile it cannot confirm unless the CNN is sure."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import cv2
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,16 +12,7 @@ from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.classify import CLASSES
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.pips import CANNOT_TELL, NOT_CHECKED, count_all, count_pips
-from zatre_vision.vision.prob_calibration import ProbabilityCalibration
 from zatre_vision.vision.reader import BoardReader
-
-from .cell_probs import RULES
-
-
-@pytest.fixture(scope="module")
-def reader(rules_reader):
-    """The rules on their own (``cell_probs.RULES``)."""
-    return rules_reader
 
 #: die layouts: pip positions in units of the pip spacing, around the tile centre
 LAYOUTS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
@@ -97,19 +85,17 @@ def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(re
     assert name in reader.decide(crops, _probs(5, 0.75)).uncertain
     # a streaked tile: the count sees a tile but cannot tell its pips; the floor plus a
     # margin is enough on a sharp photo (0.65), the unconfirmed bar (0.8) on a blurred one
-    assert reader.min_confidence + RULES.uncounted_margin < 0.7 < reader.unconfirmed_confidence
+    from zatre_vision.vision.reader import UNCOUNTED_MARGIN
+
+    assert reader.min_confidence + UNCOUNTED_MARGIN < 0.7 < reader.unconfirmed_confidence
     streak = tile_crop(0)
     streak[6:18, 11:13] = 0.1
     crops[0] = streak
     assert count_pips(streak) == CANNOT_TELL
     assert name in reader.decide(crops, _probs(3, 0.6)).uncertain
     assert reader.decide(crops, _probs(3, 0.75)).cells.get(name) == 3
-    # on a blurred photo the calibration's higher temperature leaves the same reading
-    # unsure (one level for every photo; the temperature says how sure it really is)
-    hot = ProbabilityCalibration(temperature=(2.0, 1.0, 1.0))
-    tempered = BoardReader(config=replace(RULES, calibration=hot))
-    assert name in tempered.decide(crops, _probs(3, 0.75), blurred=True).uncertain
-    assert tempered.decide(crops, _probs(3, 0.75)).cells.get(name) == 3
+    assert name in reader.decide(crops, _probs(3, 0.75), blurred=True).uncertain
+    assert reader.decide(crops, _probs(3, 0.85), blurred=True).cells.get(name) == 3
     # no tile to be seen where the CNN reads one, not quite sure: uncertain
     crops[0] = np.full((CROP, CROP), 0.2, np.float32)
     assert name in reader.decide(crops, _probs(2, 0.75)).uncertain
@@ -132,9 +118,11 @@ def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(re
     crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
     res = reader.decide(crops, p)
     assert CELL_NAMES[dark] not in res.uncertain       # bare dark board
-    # light cells: brightness says nothing (without a prior raising their "empty",
-    # test_prob_calibration.py, the hesitation stands)
-    assert CELL_NAMES[light] in res.uncertain
+    # light cells: brightness says nothing (without their own raised odds of "empty",
+    # test_light_empty_odds.py, the hesitation stands)
+    unraised = BoardReader(light_empty_odds=1.0).decide(crops, p)
+    assert CELL_NAMES[dark] not in unraised.uncertain
+    assert CELL_NAMES[light] in unraised.uncertain
     crops[dark] = tile_crop(0, background=0.2)         # a blank bright square there
     assert CELL_NAMES[dark] in reader.decide(crops, p).uncertain
 

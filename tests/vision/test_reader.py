@@ -192,6 +192,22 @@ def test_sharpness_of_the_board_falls_with_blur_and_marks_blurred_photos(photos,
     assert seen[0] >= SHARP_ENOUGH > seen[2]
 
 
+def test_a_blurred_photo_needs_the_higher_bar(reader):
+    from zatre_vision.vision.cells import CROP
+    from zatre_vision.vision.classify import CLASSES
+
+    assert reader.blurred_confidence > reader.min_confidence
+    mid = (reader.min_confidence + reader.blurred_confidence) / 2
+    p = np.zeros((193, len(CLASSES)), np.float32)
+    p[:, 0] = 1.0
+    j = CELL_NAMES.index("K10")   # a dark cell, its crop grey: neither bare board nor a tile
+    p[j] = 0.0
+    p[j, 0], p[j, 2] = mid, 1 - mid
+    crops = np.full((193, CROP, CROP), 0.5, np.float32)
+    assert "K10" not in reader.decide(crops, p).uncertain
+    assert "K10" in reader.decide(crops, p, blurred=True).uncertain
+
+
 def test_the_reader_config_is_typed_bounded_and_described():
     from dataclasses import replace
 
@@ -205,9 +221,11 @@ def test_the_reader_config_is_typed_bounded_and_described():
     cfg = replace(ReaderConfig(), doubtful_frame=5)
     reader = BoardReader(config=cfg)
     assert reader.config.doubtful_frame == 5
-    # the older attributes still work, through the config
-    reader.veto_confidence = 0.9
-    assert reader.config.veto_confidence == 0.9
+    # the older keyword arguments and attributes still work, through the config
+    older = BoardReader(light_empty_odds=1.0)
+    assert older.config.light_empty_odds == 1.0
+    older.veto_confidence = 0.9
+    assert older.config.veto_confidence == 0.9
 
 
 def test_the_model_card_lists_the_model_dependent_thresholds_in_use():
@@ -217,7 +235,5 @@ def test_the_model_card_lists_the_model_dependent_thresholds_in_use():
     from zatre_vision.vision.reader import ReaderConfig
 
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
-    entry = card["reader_thresholds"]
-    used = ReaderConfig().model_card_entry(entry["fitted_by"])
-    assert entry["values"] == used["values"] and entry["calibration"] == used["calibration"]
-    assert entry["described"] == used["described"]
+    assert card["reader_thresholds"] == json.loads(json.dumps(
+        ReaderConfig().model_card_entry()))

@@ -6,8 +6,14 @@ the moved crops brings it back to the middle, where the network is sure.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
+from zatre_vision.synth.config import SynthConfig
+from zatre_vision.synth.photos import render_photo
+from zatre_vision.synth.scene import Renderer
+from zatre_vision.vision.bench import _truth_labels
 from zatre_vision.vision.cells import CROP, SIDE
 from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
@@ -141,3 +147,31 @@ def test_the_occluded_class_of_a_moved_crop_does_not_count():
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
     assert res.recentred == ["K6"] and res.cells["K6"] == 1
     assert len(CLASSES) - 1 == OCCLUDED
+
+
+@pytest.fixture(scope="module")
+def off_centre_photo() -> tuple[np.ndarray, dict]:
+    """A wide-ranges photo (tuning seed 6201, photo 214; no hand, clear pips) with two
+    one-pip tiles and a five lying off their cells' middles, which the network doubts."""
+    cfg = SynthConfig.wide()
+    jpeg, truth = render_photo(Renderer(cfg, 6201, 1280, 960), cfg, 6201, 214, {})
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
+
+
+def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo, monkeypatch):
+    img, truth = off_centre_photo
+    assert not truth.get("hidden") and not truth.get("partly_hidden")
+    labels = _truth_labels(truth)
+    res = BoardReader().read(img)
+    assert res.board_found and not res.doubtful_frame
+    assert res.uncertain == []
+    assert res.cells == {n: int(v) for n, v in zip(CELL_NAMES, labels, strict=True) if v}
+    # (two before issue 43; the other is now read sure without it, and right)
+    assert len(res.recentred) >= 1
+    assert any(truth["cells"][n] == 1 for n in res.recentred)
+
+    # without the re-centred reading the same cells are left uncertain
+    monkeypatch.setattr(BoardReader, "recentred", lambda self, board, result: result)
+    plain = BoardReader().read(img)
+    assert plain.uncertain == res.recentred
+    assert plain.cells == {n: v for n, v in res.cells.items() if n not in res.recentred}

@@ -1,5 +1,5 @@
 """A photo streaked (or blurred) past its pips is held back from fewer doubtful cells
-(RULES.doubtful_frame_streaked instead of RULES.doubtful_frame): there the network is sure of tiles
+(DOUBTFUL_FRAME_STREAKED instead of DOUBTFUL_FRAME): there the network is sure of tiles
 it cannot see. A streak is told by ``weakest_direction_sharpness`` of the crops, which
 it flattens, while the mean |Laplacian| (``sharpness``) stays high along it."""
 
@@ -7,22 +7,20 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.cell_evidence import sharpness, weakest_direction_sharpness
 from zatre_vision.vision.cells import CROP, crops, model_maps, normalise, rectify_board
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.reader import SHARP_ENOUGH, STREAKED_BELOW
+from zatre_vision.vision.reader import (
+    DOUBTFUL_FRAME,
+    DOUBTFUL_FRAME_STREAKED,
+    SHARP_ENOUGH,
+    STREAKED_BELOW,
+)
 
-from .cell_probs import RULES, TILE, frame_with_doubts, grained_dark_crops
-
-
-@pytest.fixture(scope="module")
-def reader(rules_reader):
-    """The rules on their own (``cell_probs.RULES``)."""
-    return rules_reader
+from .cell_probs import TILE, frame_with_doubts, grained_dark_crops
 
 N = len(CELL_NAMES)
 
@@ -39,8 +37,8 @@ def test_the_measures_tell_the_two_boards_apart():
 
 
 def test_a_streaked_frame_is_held_back_from_fewer_doubts(reader):
-    n = RULES.doubtful_frame_streaked
-    assert n < RULES.doubtful_frame
+    n = DOUBTFUL_FRAME_STREAKED
+    assert n < DOUBTFUL_FRAME
     streaked = reader.decide(_streaked(), frame_with_doubts(n))
     assert streaked.doubtful_frame and streaked.cells == {}
     assert len(streaked.uncertain) == N
@@ -53,10 +51,10 @@ def test_a_streaked_frame_is_held_back_from_fewer_doubts(reader):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, RULES.doubtful_frame + 3), st.booleans())
+@given(st.integers(0, DOUBTFUL_FRAME + 3), st.booleans())
 def test_held_back_exactly_when_the_rule_says(reader, doubtful, streak):
     res = reader.decide(_streaked() if streak else grained_dark_crops(), frame_with_doubts(doubtful))
-    bar = RULES.doubtful_frame_streaked if streak else RULES.doubtful_frame
+    bar = DOUBTFUL_FRAME_STREAKED if streak else DOUBTFUL_FRAME
     assert res.doubtful_frame == (doubtful >= bar)
     assert (res.cells == {}) == res.doubtful_frame
 

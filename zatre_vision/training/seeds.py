@@ -11,10 +11,5 @@ VAL_SEED = 1001
 BOARD_SEED = 2000
 BOARD_VAL_SEED = 2001
 TRAINING_SEEDS = frozenset({TRAIN_SEED, VAL_SEED, BOARD_SEED, BOARD_VAL_SEED})
-#: the reader's validation split (``training/fit_reader.py`` fits the calibration and
-#: the decision's numbers on it); no benchmark may use it either
-FIT_SEED = 5301
-#: seeds ``zatre bench vision --seed`` refuses
-NOT_FOR_BENCHMARKS = TRAINING_SEEDS | {FIT_SEED}
 
-__all__ = ["BOARD_SEED", "BOARD_VAL_SEED", "FIT_SEED", "NOT_FOR_BENCHMARKS", "TRAINING_SEEDS", "TRAIN_SEED", "VAL_SEED"]
+__all__ = ["BOARD_SEED", "BOARD_VAL_SEED", "TRAINING_SEEDS", "TRAIN_SEED", "VAL_SEED"]

@@ -508,8 +508,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "definition": "boards found on a frame the reader held back (10 or more cells "
                           "in doubt, or 3 on a photo streaked or blurred past its pips: "
                           "no cell reported, all 193 left uncertain; "
-                          "ReaderConfig.doubtful_frame, doubtful_frame_streaked, from the model "
-                          "card)",
+                          "reader.DOUBTFUL_FRAME, DOUBTFUL_FRAME_STREAKED)",
             "photos": doubtful_frames,
             "share_of_boards_found": round(doubtful_frames / max(n_found, 1), 5),
             "uncertain_rate_on_the_other_frames": round(read_unsure / max(read_visible, 1),

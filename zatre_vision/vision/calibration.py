@@ -23,7 +23,7 @@ import numpy as np
 
 from .geometry import GridModel
 from .grid_fit import polish
-from .locate import ridge_strengths, to_grey
+from .locate import ridge_search, to_grey
 
 VERSION = 1
 
@@ -122,7 +122,7 @@ def _line_grey(image: np.ndarray) -> np.ndarray:
 
 
 def _line_hits(g: np.ndarray, model: GridModel) -> float:
-    s = ridge_strengths(g, model, 0.06)
+    _, _, s = ridge_search(g, model, 0.06)
     noise = max(4.0, float(np.std(g)) * 0.08)
     return float(np.mean(s > noise))
 

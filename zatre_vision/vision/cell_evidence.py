@@ -3,7 +3,8 @@
 Pure functions of the crops (``cells.crops``), the classes the network reads, or the
 rectified board: where a hand is (``no_hand_near``, ``at_hand``), whether a crop could
 hold a tile (``looks_like_tiles``, ``too_dark_for_a_tile``, ``bare_board``), how sharp a
-photo is (``sharpness``, ``weakest_direction_sharpness``). The thresholds that decide
+photo is (``sharpness``, ``weakest_direction_sharpness``), and the network's odds of
+"empty" raised for chosen cells (``empty_odds_raised``). The thresholds that decide
 with them live in ``reader.py``.
 """
 
@@ -70,6 +71,15 @@ def bare_board(cls: np.ndarray, cr: np.ndarray, among: np.ndarray | None = None
         bare &= among
     bare[bare] = too_dark_for_a_tile(cr[bare])
     return bare
+
+
+def empty_odds_raised(probs: np.ndarray, among: np.ndarray, odds: float) -> np.ndarray:
+    """``probs`` with the odds of "empty" of the cells ``among`` (a mask) multiplied by
+    ``odds`` and their rows renormalised (the other cells as they are)."""
+    out = probs.copy()
+    out[among, 0] *= odds
+    out[among] /= out[among].sum(axis=1, keepdims=True)
+    return out
 
 
 def weakest_direction_sharpness(crops: np.ndarray) -> float:

@@ -260,7 +260,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
                  prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..errors import check_output_file
-    from ..training.seeds import NOT_FOR_BENCHMARKS
+    from ..training.seeds import TRAINING_SEEDS
     from .bench import BENCH_SEED, confusion_text, run_folder_benchmark, run_vision_benchmark
     from .classify import DEFAULT_MODEL, ModelError
 
@@ -280,11 +280,10 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
         click.echo(f"results written to {out}", err=True)
         return
 
-    if seed in NOT_FOR_BENCHMARKS:
-        raise click.BadParameter(
-            f"{seed} is reserved for the training data or the reader's fitting split "
-            f"({', '.join(map(str, sorted(NOT_FOR_BENCHMARKS)))}); pick another",
-            param_hint="--seed")
+    if seed in TRAINING_SEEDS:
+        raise click.BadParameter(f"{seed} is a seed of the training data "
+                                 f"({', '.join(map(str, sorted(TRAINING_SEEDS)))}); pick "
+                                 "one never used in training", param_hint="--seed")
     from ..synth.board_art import HELD_OUT_PRINTS, print_names
     from ..synth.tiles import EVERY_HELD_OUT, HELD_OUT_STYLES
 

@@ -16,7 +16,6 @@ image (the board is upright within 45 degrees).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import cv2
@@ -157,10 +156,15 @@ def _edge_samples() -> tuple[np.ndarray, np.ndarray]:
 EDGE_POINTS, EDGE_NORMALS = _edge_samples()
 
 
-def _ridge_plan(model: GridModel, half: float, ridge_px: float
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Where ``ridge_search`` samples: the offsets along each grid-line sample's normal
-    (grid units) and the image points it reads there (len(EDGE_POINTS), 3 x steps, 2)."""
+def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float = 1.6,
+                 origin: tuple[int, int] = (0, 0)
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Search each grid-line sample along its normal for the strongest bright ridge.
+    ``img`` may be a window of the frame whose top-left pixel is ``origin``; ``model``
+    is the frame's.
+
+    Returns grid points (N, 2), matched image points (N, 2) and their ridge strength (N,).
+    """
     cell = model.cell_size_px()
     steps = max(7, int(np.ceil(2 * half * cell / 1.0)) | 1)
     ts = np.linspace(-half, half, steps)
@@ -168,21 +172,6 @@ def _ridge_plan(model: GridModel, half: float, ridge_px: float
     offs = np.concatenate([ts - d, ts, ts + d])
     grid = EDGE_POINTS[:, None, :] + EDGE_NORMALS[:, None, :] * offs[None, :, None]
     px = model.to_image(grid.reshape(-1, 2)).reshape(len(EDGE_POINTS), len(offs), 2)
-    return ts, px
-
-
-@functools.lru_cache(maxsize=4)
-def _kept_plan(key: tuple, homography: bytes, half: float, ridge_px: float
-               ) -> tuple[np.ndarray, np.ndarray]:
-    k, width, height = key
-    h = np.frombuffer(homography, np.float64).reshape(3, 3)
-    return _ridge_plan(GridModel(h, k, width, height), half, ridge_px)
-
-
-def _ridge_response(img: np.ndarray, ts: np.ndarray, px: np.ndarray,
-                    origin: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per grid-line sample: the index of its strongest ridge among ``ts``, its
-    strength (0 on the search's ends) and its sub-sample offset (grid units)."""
     vals = _sample(img, px, origin)
     n = len(ts)
     left, mid, right = vals[:, :n], vals[:, n:2 * n], vals[:, 2 * n:]
@@ -199,34 +188,9 @@ def _ridge_response(img: np.ndarray, ts: np.ndarray, px: np.ndarray,
     t = np.where((best == 0) | (best == n - 1), ts[best], t)
     on_edge = (best == 0) | (best == n - 1)
     strength = np.where(on_edge, 0.0, strength)
-    return best, strength, t
-
-
-def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float = 1.6,
-                 origin: tuple[int, int] = (0, 0)
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Search each grid-line sample along its normal for the strongest bright ridge.
-    ``img`` may be a window of the frame whose top-left pixel is ``origin``; ``model``
-    is the frame's.
-
-    Returns grid points (N, 2), matched image points (N, 2) and their ridge strength (N,).
-    """
-    ts, px = _ridge_plan(model, half, ridge_px)
-    _, strength, t = _ridge_response(img, ts, px, origin)
     gpts = EDGE_POINTS + EDGE_NORMALS * t[:, None]
     ipts = model.to_image(gpts)
     return EDGE_POINTS, ipts, strength
-
-
-def ridge_strengths(img: np.ndarray, model: GridModel, half: float,
-                    ridge_px: float = 1.6) -> np.ndarray:
-    """``ridge_search``'s strengths alone, for a model seen again and again (a fixed
-    camera's calibration, every frame): where it samples is computed once per model
-    and kept (the last few models), the same numbers at a fraction of the cost."""
-    ts, px = _kept_plan((float(model.k), int(model.width), int(model.height)),
-                        np.ascontiguousarray(model.homography, np.float64).tobytes(),
-                        float(half), float(ridge_px))
-    return _ridge_response(img, ts, px, (0, 0))[1]
 
 
 def fit_model(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int,
