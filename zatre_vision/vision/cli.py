@@ -182,6 +182,15 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
     them to ONNX (CPU)."""
     from dataclasses import replace
 
+    print_names = None  # checked first: bad input is refused with or without torch
+    if prints is not None:
+        from ..synth.board_art import BOARD_PRINTS
+        print_names = tuple(p.strip() for p in prints.split(",") if p.strip())
+        unknown = [n for n in print_names if n != "peri" and n not in BOARD_PRINTS]
+        if not print_names or unknown:
+            raise click.BadParameter(f"unknown or held-out print(s) {unknown or prints!r} "
+                                     f"(training prints: peri, {', '.join(BOARD_PRINTS)})",
+                                     param_hint="--prints")
     try:
         from ..training.board_train import BOARD_QUICK, BoardTrainConfig, train_board
         from ..training.train import QUICK, TrainConfig
@@ -196,15 +205,8 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
         pip_changes = {k: v for k, v in (("textures", textures), ("cell_kind", cell_kind),
                                          ("init", fine_tune), ("makers", makers),
                                          ("lr", lr)) if v is not None}
-        if prints is not None:
-            from ..synth.board_art import BOARD_PRINTS
-            names = tuple(p.strip() for p in prints.split(",") if p.strip())
-            unknown = [n for n in names if n != "peri" and n not in BOARD_PRINTS]
-            if not names or unknown:
-                raise click.BadParameter(f"unknown or held-out print(s) {unknown or prints!r} "
-                                         f"(training prints: peri, {', '.join(BOARD_PRINTS)})",
-                                         param_hint="--prints")
-            pip_changes["prints"] = names
+        if print_names is not None:
+            pip_changes["prints"] = print_names
         cfg = replace(QUICK if quick else TrainConfig(), **changes, **pip_changes)
         card = run_train(cfg, Path(out), progress=True,
                          cache=Path(cache_dir) / "pips-data.npz" if cache_dir else None)
