@@ -1,5 +1,6 @@
 """``zatre train``: render crops, train the pip classifier, export ``models/pips.onnx``
-and its model card. Runs on a CPU in well under 30 minutes with the defaults."""
+and its model card. Runs on a CPU in well under 30 minutes with the defaults; with
+``device="cuda"`` the network trains on a GPU (rendering stays on the CPU workers)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,19 @@ class TrainConfig:
     #: an exported pips.onnx to start from (fine-tuning; its BatchNorms stay frozen,
     #: ``from_onnx``), or "" to train from scratch
     init: str = ""
+    #: where the network trains: "cpu" (the default, the product's path) or "cuda"
+    #: (a GPU; the random augmentation then draws from a generator on the GPU)
+    device: str = "cpu"
+    #: when over 0, a time budget (s) for the epochs: as many of ``epochs`` as fit in
+    #: it, timed on the first batches before the learning-rate schedule is laid out
+    seconds: float = 0.0
+
+
+#: ``TrainConfig.device`` values
+DEVICES = ("cpu", "cuda")
+#: batches timed (on a throwaway copy of the network) to size the epochs to
+#: ``TrainConfig.seconds``
+TIMED_BATCHES = 30
 
 
 #: model card keys a new export keeps from the card it replaces (fitted elsewhere:
@@ -69,14 +83,15 @@ _KERNEL = 9
 
 
 def _augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    n = x.shape[0]
-    k = int(torch.randint(0, 4, (1,), generator=g))
+    """Quarter turns, mirror, gain, bias and noise; ``g`` lives on ``x``'s device."""
+    n, d = x.shape[0], x.device
+    k = int(torch.randint(0, 4, (1,), generator=g, device=d))
     x = torch.rot90(x, k, dims=(2, 3))
-    if torch.rand(1, generator=g) < 0.5:
+    if torch.rand(1, generator=g, device=d) < 0.5:
         x = torch.flip(x, dims=(3,))
-    gain = 1 + 0.15 * (torch.rand(n, 1, 1, 1, generator=g) - 0.5) * 2
-    bias = 0.08 * (torch.rand(n, 1, 1, 1, generator=g) - 0.5) * 2
-    noise = 0.02 * torch.randn(x.shape, generator=g)
+    gain = 1 + 0.15 * (torch.rand(n, 1, 1, 1, generator=g, device=d) - 0.5) * 2
+    bias = 0.08 * (torch.rand(n, 1, 1, 1, generator=g, device=d) - 0.5) * 2
+    noise = 0.02 * torch.randn(x.shape, generator=g, device=d)
     return x * gain + bias + noise
 
 
@@ -86,47 +101,109 @@ def _degrade(x: torch.Tensor, g: torch.Generator, share: float) -> torch.Tensor:
     and add noise: the photos a real camera gives when a hand moves or the focus
     drifts, so that the classifier degrades into "uncertain" rather than a wrong count."""
     n, _, h, w = x.shape
-    r = torch.arange(_KERNEL, dtype=torch.float32) - _KERNEL // 2
+    d = x.device
+    r = torch.arange(_KERNEL, dtype=torch.float32, device=d) - _KERNEL // 2
     yy, xx = torch.meshgrid(r, r, indexing="ij")
     lo, hi = DEGRADE_SIGMA
-    sig = (lo + (hi - lo) * torch.rand(n, generator=g))[:, None, None]
+    sig = (lo + (hi - lo) * torch.rand(n, generator=g, device=d))[:, None, None]
     kernel = torch.exp(-(xx ** 2 + yy ** 2) / (2 * sig ** 2))
-    ang = (torch.rand(n, generator=g) * torch.pi)[:, None, None]
+    ang = (torch.rand(n, generator=g, device=d) * torch.pi)[:, None, None]
     lo, hi = DEGRADE_MOTION_PX
-    length = (lo + (hi - lo) * torch.rand(n, generator=g))[:, None, None]
+    length = (lo + (hi - lo) * torch.rand(n, generator=g, device=d))[:, None, None]
     across = (xx * torch.sin(ang) - yy * torch.cos(ang)).abs()
     along = (xx * torch.cos(ang) + yy * torch.sin(ang)).abs()
     streak = torch.clamp(1 - across, 0) * (along <= length / 2) + 1e-6
-    motion = (torch.rand(n, generator=g) < DEGRADE_MOTION)[:, None, None]
+    motion = (torch.rand(n, generator=g, device=d) < DEGRADE_MOTION)[:, None, None]
     kernel = torch.where(motion, streak, kernel)
     kernel = kernel / kernel.sum(dim=(1, 2), keepdim=True)
     pad = _KERNEL // 2
     padded = F.pad(x, (pad, pad, pad, pad), mode="replicate").reshape(1, n, h + 2 * pad,
                                                                        w + 2 * pad)
     blurred = F.conv2d(padded, kernel[:, None], groups=n).reshape(n, 1, h, w)
-    chosen = (torch.rand(n, generator=g) < share)[:, None, None, None]
+    chosen = (torch.rand(n, generator=g, device=d) < share)[:, None, None, None]
     out = torch.where(chosen, blurred, x)
     low, often = DEGRADE_CONTRAST
-    keep = torch.where(torch.rand(n, 1, 1, 1, generator=g) < often,
-                       low + (1 - low) * torch.rand(n, 1, 1, 1, generator=g),
-                       torch.ones(n, 1, 1, 1))
+    keep = torch.where(torch.rand(n, 1, 1, 1, generator=g, device=d) < often,
+                       low + (1 - low) * torch.rand(n, 1, 1, 1, generator=g, device=d),
+                       torch.ones(n, 1, 1, 1, device=d))
     mean = out.mean(dim=(2, 3), keepdim=True)
     out = mean + (out - mean) * keep
-    noise = DEGRADE_NOISE * torch.rand(n, 1, 1, 1, generator=g)
-    return out + noise * torch.randn(out.shape, generator=g)
+    noise = DEGRADE_NOISE * torch.rand(n, 1, 1, 1, generator=g, device=d)
+    return out + noise * torch.randn(out.shape, generator=g, device=d)
 
 
 def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray, kind: np.ndarray) -> dict:
     model.eval()
+    d = next(model.parameters()).device
     with torch.no_grad():
-        logits = torch.cat([model(torch.from_numpy(x[i:i + 1024]),
-                                  torch.from_numpy(kind[i:i + 1024]))
+        logits = torch.cat([model(torch.from_numpy(x[i:i + 1024]).to(d),
+                                  torch.from_numpy(kind[i:i + 1024]).to(d)).cpu()
                             for i in range(0, len(x), 1024)])
     pred = logits.argmax(1).numpy()
     cm = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
     np.add.at(cm, (y, pred), 1)
     return {"crops": int(len(y)), "accuracy": float((pred == y).mean()),
             "confusion": cm.tolist()}
+
+
+#: training stops after the epoch that takes it past this share of ``TrainConfig.seconds``
+OVERRUN = 1.25
+
+
+def _step(model: nn.Module, loss_fn, opt, xt: torch.Tensor, yt: torch.Tensor,
+          kt: torch.Tensor, idx: torch.Tensor, g: torch.Generator, degrade: float
+          ) -> torch.Tensor:
+    """One optimiser step on the crops ``idx`` (augmented, some degraded); the loss."""
+    xb = _augment(xt[idx], g)
+    if degrade > 0:
+        xb = _degrade(xb, g, degrade)
+    loss = loss_fn(model(xb, kt[idx]), yt[idx])
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _time_epoch(cfg: TrainConfig, model: nn.Module, loss_fn, xt, yt, kt, val, nb: int
+                ) -> dict:
+    """Seconds an epoch takes (its batches and the validation after it), timed on
+    ``TIMED_BATCHES`` batches of a throwaway copy of ``model`` with its own generator,
+    so the real run draws the same numbers as without a budget."""
+    import copy
+
+    device = xt.device
+    probe = copy.deepcopy(model)
+    probe.train()
+    opt = torch.optim.AdamW(probe.parameters(), lr=cfg.lr * 0.01)
+    g = torch.Generator(device).manual_seed(cfg.seed + 1)
+    n = min(nb, TIMED_BATCHES)
+
+    def run(batches: int) -> None:
+        for _ in range(batches):
+            idx = torch.randint(0, len(xt), (cfg.batch,), generator=g, device=device)
+            _step(probe, loss_fn, opt, xt, yt, kt, idx, g, cfg.degrade).detach()
+        _sync(device)
+
+    run(min(5, n))                          # warm-up: kernels, allocator
+    t = time.perf_counter()
+    run(n)
+    per_batch = (time.perf_counter() - t) / n
+    t = time.perf_counter()
+    evaluate(probe, *val)
+    val_seconds = time.perf_counter() - t
+    return {"batch_seconds": round(per_batch, 5), "validation_seconds": round(val_seconds, 2),
+            "epoch_seconds": round(per_batch * nb + val_seconds, 2)}
+
+
+def _device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return "cpu"
 
 
 def export_onnx(model: nn.Module, path: Path) -> None:
@@ -166,6 +243,8 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
           ) -> dict:
     """Render crops (or load them from ``cache``, written by an earlier run of the same
     data config), train, export ``out`` and its model card."""
+    if cfg.device not in DEVICES:
+        raise ValueError(f"TrainConfig.device {cfg.device!r}: one of {', '.join(DEVICES)}")
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(max(1, cfg.workers))
@@ -197,42 +276,51 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
             raise ValueError(f"{cfg.init}: cell_kind={model.cell_kind}, asked {cfg.cell_kind}")
     else:
         model = PipNet(cfg.width, cfg.cell_kind)
+    device = torch.device(cfg.device)
+    model = model.to(device)
     counts = np.bincount(y, minlength=len(CLASSES)).astype(np.float64)
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
     weights = weights / weights.mean()
-    loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.02)
+    loss_fn = nn.CrossEntropyLoss(weight=weights.to(device), label_smoothing=0.02)
+    xt, yt, kt = (torch.from_numpy(a).to(device) for a in (x, y, kind))
+    nb = max(1, len(x) // cfg.batch)
+    epochs = cfg.epochs
+    timing = None
+    if cfg.seconds > 0:
+        timing = _time_epoch(cfg, model, loss_fn, xt, yt, kt, (vx, vy, vkind), nb)
+        epochs = max(1, min(cfg.epochs, int(cfg.seconds / timing["epoch_seconds"])))
+        if progress:
+            print(f"{timing['epoch_seconds']:.1f} s an epoch: {epochs} epochs in "
+                  f"{cfg.seconds:.0f} s", file=sys.stderr)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    steps = cfg.epochs * max(1, len(x) // cfg.batch)
+    steps = epochs * nb
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=steps + 1)
-    g = torch.Generator().manual_seed(cfg.seed)
-    xt, yt, kt = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(kind)
+    g = torch.Generator(device).manual_seed(cfg.seed)
     history = []
-    for epoch in range(cfg.epochs):
+    t_train = time.perf_counter()
+    for epoch in range(epochs):
         model.train()
         if cfg.init:
             freeze_batchnorm(model)
-        perm = torch.randperm(len(x), generator=g)
-        nb = max(1, len(x) // cfg.batch)
-        it = tqdm(range(nb), desc=f"epoch {epoch + 1}/{cfg.epochs}", file=sys.stderr,
+        perm = torch.randperm(len(x), generator=g, device=device)
+        it = tqdm(range(nb), desc=f"epoch {epoch + 1}/{epochs}", file=sys.stderr,
                   disable=not progress, leave=False)
-        total = 0.0
+        losses = []
         for b in it:
-            idx = perm[b * cfg.batch:(b + 1) * cfg.batch]
-            xb = _augment(xt[idx], g)
-            if cfg.degrade > 0:
-                xb = _degrade(xb, g, cfg.degrade)
-            loss = loss_fn(model(xb, kt[idx]), yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            loss = _step(model, loss_fn, opt, xt, yt, kt, perm[b * cfg.batch:(b + 1) * cfg.batch],
+                         g, cfg.degrade)
             sched.step()
-            total += float(loss.detach())
+            losses.append(loss.detach())
+        total = float(torch.stack(losses).double().sum())
         val = evaluate(model, vx, vy, vkind)
         history.append({"epoch": epoch + 1, "loss": round(total / nb, 4),
                         "val_accuracy": round(val["accuracy"], 5)})
         if progress:
             print(f"epoch {epoch + 1}: loss {total / nb:.4f} val acc {val['accuracy']:.5f}",
                   file=sys.stderr)
+        if cfg.seconds > 0 and time.perf_counter() - t_train > OVERRUN * cfg.seconds:
+            break   # the timing misjudged: export what there is (the card says so)
+    model = model.cpu()
     out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(model, out)
     val = evaluate(model, vx, vy, vkind)
@@ -261,7 +349,13 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
                      "data_seconds": round(t_data, 1),
                      "data_from_cache": not rendered,
                      "total_seconds": round(time.perf_counter() - t0, 1),
-                     "torch": torch.__version__, "history": history},
+                     "torch": torch.__version__, "device": _device_name(device),
+                     **({"time_budget": {**timing, "epochs_planned": epochs,
+                                         "epochs_run": len(history),
+                                         "train_seconds": round(time.perf_counter()
+                                                                - t_train, 1)}}
+                        if timing else {}),
+                     "history": history},
         "metrics": {"validation_crops": val},
     }
     card_path = out.with_suffix(out.suffix + ".json")

@@ -174,12 +174,21 @@ def _resize(img, f: float):
                    "peri; the others: synth/board_art.py BOARD_PRINTS).")
 @click.option("--lr", type=click.FloatRange(1e-6, 1.0), default=None,
               help="Pip classifier: peak learning rate (default 0.003).")
+@click.option("--batch", type=click.IntRange(8, 65536), default=None,
+              help="Pip classifier: crops per optimiser step (default 256).")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="Pip classifier: where the network trains (rendering stays on the CPU "
+                   "workers); cuda needs a GPU and torch built for it.")
+@click.option("--seconds", type=click.FloatRange(1, 1e6), default=None,
+              help="Pip classifier: a time budget for its epochs: as many of --epochs as "
+                   "fit, timed on the first batches (the card records the plan).")
 def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
           epochs: int | None, workers: int | None, cache_dir: str | None,
           textures: int | None, cell_kind: bool | None, fine_tune: str | None,
-          makers: float | None, prints: str | None, lr: float | None) -> None:
+          makers: float | None, prints: str | None, lr: float | None, batch: int | None,
+          device: str, seconds: float | None) -> None:
     """Train the pip classifier and the board finder on synthetic photos and export
-    them to ONNX (CPU)."""
+    them to ONNX (CPU; the pip classifier on a GPU with --device cuda)."""
     from dataclasses import replace
 
     print_names = None  # checked first: bad input is refused with or without torch
@@ -198,13 +207,20 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
     except ImportError as exc:
         raise InputError(f"training needs the optional extra: pip install 'zatre-vision[train]' "
                          f"({exc.name} is missing)") from None
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise InputError(f"--device cuda: no GPU that torch {torch.__version__} can use")
     changes = {k: v for k, v in (("photos", photos), ("epochs", epochs), ("workers", workers))
                if v is not None}
     report: dict = {}
     if which in ("all", "pips"):
         pip_changes = {k: v for k, v in (("textures", textures), ("cell_kind", cell_kind),
                                          ("init", fine_tune), ("makers", makers),
-                                         ("lr", lr)) if v is not None}
+                                         ("lr", lr), ("batch", batch), ("seconds", seconds))
+                       if v is not None}
+        pip_changes["device"] = device
         if print_names is not None:
             pip_changes["prints"] = print_names
         cfg = replace(QUICK if quick else TrainConfig(), **changes, **pip_changes)
