@@ -112,8 +112,6 @@ def main() -> None:
     from zatre_vision.training import train as train_mod
     from zatre_vision.training.train import TrainConfig
 
-    log(f"torch {torch.__version__}, cuda {torch.cuda.is_available()}"
-        + (f" ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else ""))
     cfg = TrainConfig(photos=a.max_photos, val_photos=a.val_photos, epochs=a.epochs,
                       batch=a.batch, lr=a.lr, width=a.width, workers=a.workers,
                       textures=a.textures, makers=a.makers,
@@ -121,6 +119,9 @@ def main() -> None:
                       device=a.device, seconds=a.seconds)
     arrays, photos, render_s = render(cfg, a.render_until, a.workers)
     cfg = replace(cfg, photos=photos)
+    # CUDA is first touched here, after the rendering processes (forked) are gone
+    log(f"torch {torch.__version__}, cuda {torch.cuda.is_available()}"
+        + (f" ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else ""))
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     card_path = out.with_suffix(out.suffix + ".json")
