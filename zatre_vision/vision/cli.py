@@ -188,7 +188,7 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
           makers: float | None, prints: str | None, lr: float | None, batch: int | None,
           device: str, seconds: float | None) -> None:
     """Train the pip classifier and the board finder on synthetic photos and export
-    them to ONNX (CPU; the pip classifier on a GPU with --device cuda)."""
+    them to ONNX (CPU)."""
     from dataclasses import replace
 
     print_names = None  # checked first: bad input is refused with or without torch
