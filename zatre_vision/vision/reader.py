@@ -24,9 +24,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .board_net import DEFAULT_BOARD_MODEL
-from .calibration import Calibration, board_moved
-from .cell_evidence import (
+from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
+from .location import (
+    DEFAULT_BOARD_MODEL,
+    BoardLocator,
+    Calibration,
+    Proof,
+    ProofConfig,
+    by_print,
+    locate_board,
+    prove,
+)
+from .reading.cell_evidence import (
     TOUCHING,
     at_hand,
     bare_board,
@@ -36,7 +45,7 @@ from .cell_evidence import (
     sharpness,
     weakest_direction_sharpness,
 )
-from .cells import (
+from .reading.cells import (
     ALL_CELLS,
     CROP,
     crops,
@@ -46,16 +55,11 @@ from .cells import (
     oriented,
     rectify_board,
 )
-from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
-from .find_board import BoardLocator
-from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
-from .hires import HiresReader
-from .markers import locate_with_markers
-from .orient import by_print
-from .pips import CANNOT_TELL, count_all
-from .print_proof import Proof, ProofConfig, prove
-from .read_result import ReadResult, settle
-from .tile_adapt import TileAdaptation, attach
+from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
+from .reading.hires import HiresReader
+from .reading.pips import CANNOT_TELL, count_all
+from .reading.read_result import ReadResult, settle
+from .reading.tile_adapt import TileAdaptation, attach
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -408,20 +412,12 @@ class BoardReader:
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray, grey: np.ndarray
                 ) -> tuple[list[tuple[GridModel, float]], str]:
-        """Candidate grid models (best first) and where they came from. ``work`` is
-        already undistorted when the calibration has lens intrinsics (``read``);
-        ``grey`` is ``work`` in grey."""
-        h, w = work.shape[:2]
-        if self.calibration is not None and not board_moved(
-                work, self.calibration, contrast=self.moved_contrast):
-            return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
-                "calibration"
-        if self.markers:
-            r = locate_with_markers(work)
-            if r.found:
-                return [(r.model, r.score)], "markers"
-        found = self.locator.locate(work, grey)
-        return list(found.result.candidates[:MAX_CANDIDATES]), f"locate:{found.method}"
+        """Candidate grid models (best first) and where they came from
+        (``location.locate_board``). ``work`` is already undistorted when the
+        calibration has lens intrinsics (``read``); ``grey`` is ``work`` in grey."""
+        candidates, source = locate_board(work, grey, self.locator, self.calibration,
+                                          self.markers, self.moved_contrast)
+        return candidates[:MAX_CANDIDATES], source
 
     def _proved_reading(self, work: np.ndarray, grey: np.ndarray,
                         candidates: list[tuple[GridModel, float]], source: str

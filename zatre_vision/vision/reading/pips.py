@@ -18,8 +18,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..quantile import row_percentiles
 from .cells import CROP, PPC
-from .quantile import row_percentiles
 
 #: a crop whose middle is darker than this (board bright level = 1) holds no tile
 TILE_LEVEL = 0.45

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import (
+from ..geometry import (
     GRID_EDGES,
     GridModel,
     HomographyFitter,
@@ -47,6 +47,7 @@ from .geometry import (
     covering_window,
     homography_from_corners,
 )
+from ..quantile import percentile
 from .locate import (
     EDGE_NORMALS,
     EDGE_POINTS,
@@ -57,7 +58,6 @@ from .locate import (
     ridge_search,
     upright,
 )
-from .quantile import percentile
 
 #: the search image is reduced (by halving) until a cell is at most this many pixels
 MAX_SEARCH_CELL_PX = 24.0

@@ -41,6 +41,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..geometry import GridModel
 from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
 from .border import (
     border_brightness,
@@ -48,7 +49,6 @@ from .border import (
     shifts_along_one_axis,
     shifts_towards_board,
 )
-from .geometry import GridModel
 from .grid_fit import FitResult, fit_from_corners, score_corner_sets, score_model, shifted
 from .locate import LocateResult, coarse_grid_corners, locate, to_grey
 from .orient import by_print
