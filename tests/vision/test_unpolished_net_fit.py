@@ -10,7 +10,7 @@ import pytest
 
 import zatre_vision.vision.location.find_board as fb
 import zatre_vision.vision.location.grid_fit as gf
-from zatre_vision.vision import calibration
+from zatre_vision.vision.location import calibration
 from zatre_vision.vision.location.calibration import make_calibration
 from zatre_vision.vision.location.locate import to_grey
 

@@ -460,7 +460,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         },
         "hires": ({"cells_reread": hires_cells, "photos": hires_photos,
                    "definition": "doubtful cells read again from the frame at its own "
-                                 "resolution (vision/hires.py), and on how many photos"}
+                                 "resolution (vision/reading/hires.py), and on how many photos"}
                   if hires else None),
         "by_hand": {
             "definition": "photos with a board, split by whether a hand or arm covers "

@@ -254,7 +254,7 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
                    "never saw (synth/board_art.py HELD_OUT_PRINTS).")
 @click.option("--hires", is_flag=True,
               help="Read doubtful cells again from the frame at its own resolution "
-                   "(vision/hires.py).")
+                   "(vision/reading/hires.py).")
 @click.option("--size", default="1280x960", show_default=True,
               help="The photos' size, WxH (e.g. 2560x1920: more pixels per cell).")
 def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
