@@ -36,7 +36,7 @@ from ..synth.scene import Renderer
 from ..synth.sensor import encode_jpeg
 from ..synth.tiles import sample_pose
 from ..vision.geometry import CELL_NAMES
-from ..vision.tile_adapt import attach
+from ..vision.reading.tile_adapt import attach
 
 #: the held-out styles of the benchmark; "grey-small" was looked at while choosing
 #: tile_adapt's constants and is left out

@@ -83,7 +83,7 @@ def _camera_pipeline(settings):
     from ..camera.base import SourceError
     from ..config import calibration_path
     from ..tracking.sources import camera_service
-    from ..vision.calibration import CalibrationError
+    from ..vision.location import CalibrationError
 
     def make(table, source, players):
         try:

@@ -1,4 +1,4 @@
-"""Fit the tile adaptation's constants (``vision.tile_adapt.AdaptConfig``) on tile sets
+"""Fit the tile adaptation's constants (``vision.reading.tile_adapt.AdaptConfig``) on tile sets
 that ``zatre bench adapt`` never renders (``synth.tiles.FITTING_STYLES``).
 
     python -m zatre_vision.training.fit_tile_adaptation [--test N] [--out FILE] [--cache DIR]
@@ -37,9 +37,9 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.synth.tiles import FITTING_STYLES
-from zatre_vision.vision.classify import DEFAULT_MODEL
 from zatre_vision.vision.reader import BoardReader
-from zatre_vision.vision.tile_adapt import AdaptConfig, attach
+from zatre_vision.vision.reading.classify import DEFAULT_MODEL
+from zatre_vision.vision.reading.tile_adapt import AdaptConfig, attach
 
 CALIBRATION_SEED = 5100
 TEST_SEED = 5200
@@ -159,7 +159,7 @@ def main(argv: list[str]) -> int:
                                                        count_seen=seen), heads)[0])
     seen = min(seen_cost, key=seen_cost.get)
     result = {
-        "fit": "tile adaptation constants (vision.tile_adapt.AdaptConfig)",
+        "fit": "tile adaptation constants (vision.reading.tile_adapt.AdaptConfig)",
         "commit": _commit(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "python -m zatre_vision.training.fit_tile_adaptation " + " ".join(argv),

@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm
 
-from ..vision.cells import CROP, MARGIN, PPC
-from ..vision.classify import CLASSES, kind_input
+from ..vision.reading.cells import CROP, MARGIN, PPC
+from ..vision.reading.classify import CLASSES, kind_input
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
 from .features_output import CARD_OUTPUTS, add_to_file
@@ -243,7 +243,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
         "input_size": CROP,
         "input": {"layout": "N x 1 x 24 x 24, float32", "channels": "grey",
                   "normalisation": "rectified board divided by its 98th percentile "
-                                   "(bright level = 1.0), see zatre_vision/vision/cells.py",
+                                   "(bright level = 1.0), see zatre_vision/vision/reading/cells.py",
                   "pixels_per_cell": PPC, "crop_cells": CROP / PPC, "board_margin": MARGIN,
                   **({"kind": "N x 1, float32: 1.0 for a light x2 cell, else 0.0"}
                      if cfg.cell_kind else {})},

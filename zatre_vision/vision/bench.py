@@ -18,13 +18,13 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from .calibration import make_calibration
-from .cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
-from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED
 from .geometry import CELL_NAMES
-from .hires import HiresReader
-from .pips import count_all
+from .location import make_calibration
 from .reader import BoardReader, work_image
+from .reading.cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
+from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED
+from .reading.hires import HiresReader
+from .reading.pips import count_all
 
 BENCH_SEED = 9001
 #: share of the wide set's boards pushed against the frame's edge, border cut off
@@ -460,7 +460,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         },
         "hires": ({"cells_reread": hires_cells, "photos": hires_photos,
                    "definition": "doubtful cells read again from the frame at its own "
-                                 "resolution (vision/hires.py), and on how many photos"}
+                                 "resolution (vision/reading/hires.py), and on how many photos"}
                   if hires else None),
         "by_hand": {
             "definition": "photos with a board, split by whether a hand or arm covers "
