@@ -103,7 +103,7 @@ LIGHT_EMPTY_BLURRED = 0.9
 #: from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). Such a ``doubtful_frame``
 #: reports no cell as read: all 193 are uncertain (a live table keeps their settled
 #: values and waits for a better frame). Chosen on seed 7001 (wrong cells on the boards
-#: found 103 -> 43, 8 and 12 give 40 and 43); docs/vision-notes.md. The dark cells read
+#: found 103 -> 43, 8 and 12 give 40 and 43); docs/vision-reading.md. The dark cells read
 #: empty count as doubts there too: left as read, they held most of the wrong cells
 #: left (wide seeds 7001 / 6201: 29 of 43 / 50 of 140, boards fitted a cell or two off
 #: under heavy blur), and two such frames in a row could tell the live tracker that a
@@ -138,7 +138,7 @@ BRIGHT_EMPTY_BELOW = 0.7
 #: hidden cells were read wrongly on seeds 7001, 8101 and 9001), nor on blurred photos,
 #: where a blurred tile does. Chosen on seed 7001 (exact boards 109 -> 118, no more
 #: wrong cells; 7: 120 there, but 4 and 1 more wrong cells on 9001 and 8101);
-#: docs/vision-notes.md.
+#: docs/vision-reading.md.
 EMPTY_ODDS_SHARP = 4.0
 #: on a photo that is not blurred, a light x2 cell with no hand near (``no_hand_near``)
 #: has its odds of "empty" multiplied by this; such a cell is then read empty only from
@@ -150,7 +150,7 @@ EMPTY_ODDS_SHARP = 4.0
 #: hidden cells read wrong 11 at each; checked on 9001, 8101, 6301 and 6401: 700 -> 722
 #: exact, wrong 21 -> 21, hidden read wrong 19 -> 20. Not near a hand, where a tile
 #: under the hand's edge then reads empty, nor on blurred photos (LIGHT_EMPTY_BLURRED).
-#: docs/vision-notes.md.
+#: docs/vision-reading.md.
 LIGHT_EMPTY_ODDS = 6.0
 #: ``sharpness`` from which a photo counts as clearly sharp (about half of the wide
 #: benchmark's photos; SHARP_ENOUGH is the bar below which one is blurred)
@@ -231,7 +231,7 @@ class ReaderConfig:
     def model_card_entry(self) -> dict:
         """The model-dependent fields as the model card lists them."""
         return {"fitted_by": "hand-tuned on the wide benchmark's tuning seeds (7001, 6101, "
-                             "6201; docs/vision-notes.md), not yet by a committed script",
+                             "6201; docs/vision-reading.md), not yet by a committed script",
                 "values": {name: getattr(self, name) for name in self.MODEL_DEPENDENT},
                 "described": [line for line in self.describe()
                               if line.split(" = ")[0] in self.MODEL_DEPENDENT]}
@@ -639,7 +639,7 @@ class BoardReader:
         cells, all on photos blurred beyond the training ranges (wide benchmark set, with
         the 0.96 recheck: 90 wrong / 1,541 uncertain cells / 126 exact boards of 287
         against 95 / 1,568 / 120 at 0.6 and the 0.95 recheck; the steps are in
-        docs/vision-notes.md).
+        docs/vision-reading.md).
 
         A cell with no hand near (``no_hand_near``) is read without the occluded class:
         its share goes to the other classes in proportion. A cell that only this makes

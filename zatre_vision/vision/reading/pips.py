@@ -10,7 +10,7 @@ on the tile looks like one pip (small, compact, round); on a blurred or streaked
 (pips merged, smeared into lines, or cut by the tile's edge) the counter abstains.
 A counter that merely ignores blobs of the wrong size undercounts: on the benchmark's
 doubtful cells it contradicted a right CNN reading on 170 of 625 cells, this one on
-about 30, catching the same wrong ones (docs/vision-notes.md).
+about 30, catching the same wrong ones (docs/vision-reading.md).
 """
 
 from __future__ import annotations
