@@ -181,7 +181,7 @@ def turn():
     player = forms.optional_name(data.get("player"))
     verdict = run(lambda: ctx().table.commit_turn(placed, hand, source="manual", player=player))
     if not verdict["legal"]:
-        msg = "Turn flagged: " + "; ".join(v["message"] for v in verdict["violations"])
+        msg = messages.flagged_message(verdict)
     elif not placed:
         msg = f"Passed: {verdict['player']} places nothing this turn."
     else:

@@ -43,6 +43,12 @@ EVENT_ANNUL = "Match annulled: {reason}"
 EVENT_OTHER = "{kind}."
 
 
+def flagged_message(verdict: dict, what: str = "Turn") -> str:
+    """"Turn flagged: <reason>; <reason>" for a turn the engine flagged (``verdict`` as
+    ``Table.commit_turn`` returns it); ``what="Shown hand"`` for a shown hand."""
+    return f"{what} flagged: " + "; ".join(v["message"] for v in verdict["violations"])
+
+
 def points_phrase(points: int, gain: int) -> str:
     """"3 points", or "3 points (6 with the x2)" when the sheet rose by more."""
     text = f"{points} point{'' if points == 1 else 's'}"
