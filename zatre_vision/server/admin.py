@@ -269,7 +269,7 @@ def set_cell():
 @bp.post("/table/waiting-cell")
 @require_pin
 def waiting_cell():
-    """The value of the cell a camera turn waits for (issue 41): one tap on the
+    """The value of the cell a camera turn waits for: one tap on the
     dashboard. ``value`` empty: no tile of that turn lies there."""
     data = forms.payload()
     name = forms.cell(data.get("cell"))

@@ -1,4 +1,4 @@
-"""User-visible sentences of the club-evening pages (issue 39) in one place, in plain
+"""User-visible sentences of the club-evening pages in one place, in plain
 English, ready to be wrapped for translation; and the refusal that offers a choice."""
 
 from __future__ import annotations
