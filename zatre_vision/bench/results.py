@@ -3,7 +3,9 @@
 Each file under ``benchmarks/results/`` starts with ``commit`` (the code measured,
 ``+changes`` when the work tree differed from it), ``date`` (UTC), ``machine`` and
 ``command`` (the ``zatre bench ...`` line that regenerates it; ``make bench`` runs them
-all). :func:`write_bench_result` adds these to whatever a benchmark returns."""
+all) and ``measures`` (the repository paths whose change makes its figures stale:
+``bench/measures.py``). :func:`write_bench_result` adds these to whatever a benchmark
+returns; ``tests/bench/test_result_freshness.py`` holds the committed files to them."""
 
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ from pathlib import Path
 
 import click
 
+from .measures import measures_of
+
 #: the fields every result file carries, besides its figures
-PROVENANCE = ("commit", "date", "machine", "command")
+PROVENANCE = ("commit", "date", "machine", "command", "measures")
 
 
 def current_commit() -> str:
@@ -55,10 +59,10 @@ def command_line(argv: list[str] | None = None) -> str:
 
 
 def run_info(command: str) -> dict:
-    """The four provenance fields of a result file made by ``command``."""
+    """The provenance fields of a result file made by ``command``."""
     return {"commit": current_commit(),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": machine(), "command": command}
+            "machine": machine(), "command": command, "measures": measures_of(command)}
 
 
 def with_provenance(result: dict, command: str | None = None) -> dict:
@@ -68,7 +72,7 @@ def with_provenance(result: dict, command: str | None = None) -> dict:
     out = {**info, **result}
     if isinstance(result.get("machine"), dict):
         out["machine"] = {**info["machine"], **result["machine"]}
-    for key in ("commit", "date", "command"):
+    for key in ("commit", "date", "command", "measures"):
         if not result.get(key):
             out[key] = info[key]
     return out
