@@ -26,16 +26,26 @@ from .measures import measures_of
 PROVENANCE = ("commit", "date", "machine", "command", "measures")
 
 
-def current_commit() -> str:
-    """The checked-out commit (short), with ``+changes`` when tracked files differ from it;
-    ``unknown`` outside a git checkout."""
+#: result files written during ``make bench`` do not make the later ones "+changes"
+RESULTS_DIR = "benchmarks/results"
+
+
+def current_commit(repo: Path | None = None) -> str:
+    """The checked-out commit (short) of ``repo`` (default: the checkout this package
+    runs from), with ``+changes`` when tracked files outside ``benchmarks/results/``
+    differ from it; ``unknown`` outside a git checkout."""
+    cwd = repo or Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10,
+                              cwd=cwd).stdout.strip()
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip()
+        commit = git("rev-parse", "--short", "HEAD")
         if not commit:
             return "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                    f":(exclude){RESULTS_DIR}")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return commit + ("+changes" if dirty else "")
