@@ -78,7 +78,7 @@ def run_info(command: str) -> dict:
 def with_provenance(result: dict, command: str | None = None) -> dict:
     """``result`` with the provenance fields first; a field the benchmark set itself
     (say its own ``machine`` notes) is kept, merged over the measured one."""
-    info = run_info(command or command_line())
+    info = run_info(result.get("command") or command or command_line())
     out = {**info, **result}
     if isinstance(result.get("machine"), dict):
         out["machine"] = {**info["machine"], **result["machine"]}

@@ -32,8 +32,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from zatre_vision.bench.adapt_bench import _add, _commit, _score, calibration_photo
-from zatre_vision.bench.results import write_result_file
+from zatre_vision.bench.adapt_bench import _add, _score, calibration_photo
+from zatre_vision.bench.results import current_commit, write_result_file
 from zatre_vision.calibrate.tiles import WRONG_COST, Truth, fit_head, load_photo
 from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
@@ -162,7 +162,7 @@ def main(argv: list[str]) -> int:
     seen = min(seen_cost, key=seen_cost.get)
     result = {
         "fit": "tile adaptation constants (vision.tile_adapt.AdaptConfig)",
-        "commit": _commit(),
+        "commit": current_commit(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "python -m zatre_vision.training.fit_tile_adaptation " + " ".join(argv),
         "styles": list(FITTING_STYLES), "test_photos_per_style": args.test,
