@@ -18,7 +18,6 @@ import shlex
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
-REPO = PACKAGE.parent
 
 #: ``zatre bench NAME`` -> the modules its figures come from. A bench that starts the
 #: ``zatre`` command in a child process names the module that child runs, since
@@ -27,8 +26,7 @@ REPO = PACKAGE.parent
 BENCH_ENTRIES: dict[str, tuple[str, ...]] = {
     "rules": ("zatre_vision.bench.rules_bench",),
     "analyse": ("zatre_vision.bench.analysis_bench",),
-    "startup": ("zatre_vision.bench.startup", "zatre_vision.cli", "zatre_vision.rules.record",
-                "zatre_vision.variants"),
+    "startup": ("zatre_vision.bench.startup", "zatre_vision.cli"),
     "bad-input": ("zatre_vision.bench.bad_input",),
     "camera": ("zatre_vision.bench.camera_pacing",),
     "synth": ("zatre_vision.bench.synth_bench",),
