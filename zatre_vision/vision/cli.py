@@ -261,9 +261,10 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
                  board_art: str, seed: int | None, folder: str | None, tiles: str,
                  prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
+    from ..bench.results import write_result_file
     from ..errors import check_output_file
     from ..training.seeds import TRAINING_SEEDS
-    from .bench import BENCH_SEED, confusion_text, run_folder_benchmark, run_vision_benchmark
+    from .bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
     from .reading.classify import DEFAULT_MODEL, ModelError
 
     if folder is not None:
@@ -274,9 +275,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
             res = run_folder_benchmark(Path(folder), Path(model) if model else DEFAULT_MODEL)
         except (ModelError, ValueError, KeyError) as exc:
             raise InputError(f"{folder}: {exc}") from None
-        p = Path(out)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+        write_result_file(out, res)
         click.echo(json.dumps({k: res[k] for k in ("board_found_rate", "silent",
                                                    "boards_exactly_right")}, indent=2))
         click.echo(f"results written to {out}", err=True)
@@ -321,10 +320,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
     card = (card and wide and board_art == "drawn" and seed in (None, default_seed)
             and tiles == "training" and print_list == ("peri",) and not hires
             and wh == (1280, 960))
-    p = Path(out)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
-    p.with_name(p.stem + "-confusion.txt").write_text(confusion_text(res), encoding="utf-8")
+    write_result_file(out, res)
     if card:
         card_path = model_path.with_suffix(model_path.suffix + ".json")
         if card_path.exists():
