@@ -61,34 +61,72 @@ translations: $(VENV)/.installed
 	$(BIN)/pybabel compile -d $(I18N) -D js
 
 # Regenerates every result file under benchmarks/results/ from a fresh clone, each with
-# the commit, date, machine and command that made it (hours on a shared 2-core machine;
-# the vision and tracking runs need the committed models). Photos from outside the
-# repository (OUTSIDE_PHOTOS) are measured only where that folder exists.
+# the commit, date, machine and command that made it and the paths it measures (hours
+# on a shared 2-core machine; the vision and tracking runs need the committed models).
+# One target per file: `make -j2 bench` runs two at a time (times are ratios to a
+# baseline measured in the same run); `make bench-fast` only the quick ones.
+# tests/bench/test_result_freshness.py holds the committed files to this list. Photos
+# from outside the repository (OUTSIDE_PHOTOS) are measured only where that folder exists.
 R := benchmarks/results
 OUTSIDE_PHOTOS ?= ../shared/photos/outside-renderer
-bench: $(VENV)/.installed
+BENCH_FAST := $(R)/rules.json $(R)/analyse.json $(R)/startup.json $(R)/bad_input.json \
+	$(R)/camera_pacing.json $(R)/synth.json $(R)/sse_load.json $(R)/serve_load.json \
+	$(R)/serve.json
+BENCH_SLOW := $(R)/adapt.json $(R)/adapt-fit.json $(R)/vision.json $(R)/vision-seed-8101.json \
+	$(R)/vision-training-ranges.json $(R)/vision-scanned-board.json \
+	$(R)/vision-heldout-tiles.json $(R)/vision-heldout-prints.json $(R)/vision-outside.json \
+	$(R)/tracking.json $(R)/tracking-wide-games1-8.json $(R)/tracking-wide-games9-20.json \
+	$(R)/tracking-hurried.json $(R)/tracking-heldout-tiles-hurried.json
+.PHONY: bench-fast $(BENCH_FAST) $(BENCH_SLOW)
+bench: $(BENCH_FAST) $(BENCH_SLOW)
+bench-fast: $(BENCH_FAST)
+
+$(R)/rules.json: $(VENV)/.installed
 	$(BIN)/zatre bench rules
+$(R)/analyse.json: $(VENV)/.installed
 	$(BIN)/zatre bench analyse
+$(R)/startup.json: $(VENV)/.installed
 	$(BIN)/zatre bench startup
+$(R)/bad_input.json: $(VENV)/.installed
 	$(BIN)/zatre bench bad-input
+$(R)/camera_pacing.json: $(VENV)/.installed
 	$(BIN)/zatre bench camera
+$(R)/synth.json: $(VENV)/.installed
 	$(BIN)/zatre bench synth
+$(R)/sse_load.json: $(VENV)/.installed
 	$(BIN)/zatre bench sse
+$(R)/serve_load.json: $(VENV)/.installed
 	$(BIN)/zatre bench load
+$(R)/serve.json: $(VENV)/.installed
 	$(BIN)/zatre bench serve
+$(R)/adapt.json: $(VENV)/.installed
 	$(BIN)/zatre bench adapt
-	$(BIN)/zatre bench vision --photos 150 --no-card --out $(R)/vision.json
-	$(BIN)/zatre bench vision --seed 8101 --out $(R)/vision-seed-8101.json
-	$(BIN)/zatre bench vision --ranges training --photos 200 --seed 9002 --out $(R)/vision-training-ranges.json
-	$(BIN)/zatre bench vision --board scanned --photos 60 --no-card --out $(R)/vision-scanned-board.json
-	$(BIN)/zatre bench vision --tiles held-out --photos 60 --no-card --out $(R)/vision-heldout-tiles.json
-	$(BIN)/zatre bench vision --prints held-out --photos 60 --no-card --out $(R)/vision-heldout-prints.json
-	if [ -d "$(OUTSIDE_PHOTOS)" ]; then $(BIN)/zatre bench vision --folder "$(OUTSIDE_PHOTOS)" --out $(R)/vision-outside.json; \
-	else echo "$(OUTSIDE_PHOTOS) not found: $(R)/vision-outside.json kept as it is"; fi
+$(R)/adapt-fit.json: $(VENV)/.installed
+	$(BIN)/python -m zatre_vision.training.fit_tile_adaptation --out $@
+$(R)/vision.json: $(VENV)/.installed
+	$(BIN)/zatre bench vision --photos 150 --no-card --out $@
+$(R)/vision-seed-8101.json: $(VENV)/.installed
+	$(BIN)/zatre bench vision --seed 8101 --out $@
+$(R)/vision-training-ranges.json: $(VENV)/.installed
+	$(BIN)/zatre bench vision --ranges training --photos 200 --seed 9002 --out $@
+$(R)/vision-scanned-board.json: $(VENV)/.installed
+	$(BIN)/zatre bench vision --board scanned --photos 60 --no-card --out $@
+$(R)/vision-heldout-tiles.json: $(VENV)/.installed
+	$(BIN)/zatre bench vision --tiles held-out --photos 60 --no-card --out $@
+$(R)/vision-heldout-prints.json: $(VENV)/.installed
+	$(BIN)/zatre bench vision --prints held-out --photos 60 --no-card --out $@
+$(R)/vision-outside.json: $(VENV)/.installed
+	if [ -d "$(OUTSIDE_PHOTOS)" ]; then $(BIN)/zatre bench vision --folder "$(OUTSIDE_PHOTOS)" --out $@; \
+	else echo "$(OUTSIDE_PHOTOS) not found: $@ kept as it is"; fi
+$(R)/tracking.json: $(VENV)/.installed
 	$(BIN)/zatre bench tracking --ranges training
-	$(BIN)/zatre bench tracking --ranges wide --games 8 --out $(R)/tracking-wide-games1-8.json
-	$(BIN)/zatre bench tracking --ranges wide --skip-games 8 --games 12 --out $(R)/tracking-wide-games9-20.json
+$(R)/tracking-wide-games1-8.json: $(VENV)/.installed
+	$(BIN)/zatre bench tracking --ranges wide --games 8 --out $@
+$(R)/tracking-wide-games9-20.json: $(VENV)/.installed
+	$(BIN)/zatre bench tracking --ranges wide --skip-games 8 --games 12 --out $@
+$(R)/tracking-hurried.json: $(VENV)/.installed
 	$(BIN)/zatre bench tracking --ranges training --games 5 --hurried
+$(R)/tracking-heldout-tiles-hurried.json: $(VENV)/.installed
 	$(BIN)/zatre bench tracking --ranges heldout-tiles --hurried --games 6
 
 clean:

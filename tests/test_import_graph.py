@@ -145,3 +145,55 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 ])
 def test_the_check_finds_a_cycle(tmp_path, files, expected):
     assert cycles(import_graph(_write(tmp_path, files))) == expected
+
+
+def boundary_violations(graph: dict[str, set[str]], vision: str) -> list[str]:
+    """Imports that cross the seam between board location and cell reading: a module
+    outside ``<vision>.location`` importing one of its inner modules (only the package,
+    its entry point, is public), and a location module importing cell reading or the
+    modules that join the two (``reader``, ``bench``, ``cli``)."""
+    location, reading = f"{vision}.location", f"{vision}.reading"
+    joiners = {f"{vision}.{m}" for m in ("reader", "bench", "cli")}
+    out = []
+    for module, targets in sorted(graph.items()):
+        inside = module == location or module.startswith(location + ".")
+        for target in sorted(targets):
+            if not inside and target.startswith(location + "."):
+                out.append(f"{module} -> {target} (outside location: use the package)")
+            if inside and (target == reading or target.startswith(reading + ".")
+                           or target in joiners):
+                out.append(f"{module} -> {target} (location must not read cells)")
+    return out
+
+
+def test_location_and_reading_meet_only_at_the_entry_point():
+    graph = import_graph(PACKAGE)
+    vision = "zatre_vision.vision"
+    # the real layout: both packages exist and the reader uses location's entry point
+    assert f"{vision}.location.find_board" in graph and f"{vision}.reading.cells" in graph
+    assert f"{vision}.location" in graph[f"{vision}.reader"]
+    found = boundary_violations(graph, vision)
+    assert not found, "across the location/reading seam: " + "; ".join(found)
+
+
+_VISION = {"pkg/__init__.py": "", "pkg/vision/__init__.py": "",
+           "pkg/vision/location/__init__.py": "from .fit import locate_board\n",
+           "pkg/vision/location/fit.py": "def locate_board():\n    pass\n",
+           "pkg/vision/reading/__init__.py": "", "pkg/vision/reading/cells.py": "x = 1\n",
+           "pkg/vision/reader.py": "from .location import locate_board\n"}
+
+
+@pytest.mark.parametrize("extra, expected", [
+    ({}, []),
+    ({"pkg/vision/reading/cells.py": "from ..location.fit import locate_board\n"},
+     ["pkg.vision.reading.cells -> pkg.vision.location.fit (outside location: use the package)"]),
+    ({"pkg/other.py": "def f():\n    from pkg.vision.location import fit\n"},
+     ["pkg.other -> pkg.vision.location.fit (outside location: use the package)"]),
+    ({"pkg/vision/location/fit.py": "from ..reading.cells import x\n"},
+     ["pkg.vision.location.fit -> pkg.vision.reading.cells (location must not read cells)"]),
+    ({"pkg/vision/location/fit.py": "from .. import reader\n"},
+     ["pkg.vision.location.fit -> pkg.vision.reader (location must not read cells)"]),
+])
+def test_the_check_finds_a_crossing(tmp_path, extra, expected):
+    root = _write(tmp_path, {**_VISION, **extra})
+    assert boundary_violations(import_graph(root), "pkg.vision") == expected

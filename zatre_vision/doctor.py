@@ -140,14 +140,14 @@ def check_camera(spec: str, size: tuple[int, int] = (1280, 960), timeout: float 
 
 # -- model -------------------------------------------------------------------------------
 def check_model(path: Path | None = None, loader=None) -> Check:
-    from .vision.classify import DEFAULT_MODEL, ModelError
+    from .vision.reading.classify import DEFAULT_MODEL, ModelError
 
     path = Path(path) if path else DEFAULT_MODEL
     if not path.is_file():
         return Check(FAIL, "model", f"{path} is missing: the pip classifier is needed to read "
                      "tiles (it ships in models/; or train one: zatre train)")
     if loader is None:
-        from .vision.classify import PipClassifier as loader
+        from .vision.reading.classify import PipClassifier as loader
     try:
         clf = loader(path)
     except ModelError as exc:
@@ -165,7 +165,7 @@ def check_model(path: Path | None = None, loader=None) -> Check:
 def check_board_model(path: Path | None = None) -> Check:
     """The board finder is optional: without it the reader searches classically
     (slower, and it misses more boards)."""
-    from .vision.board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError
+    from .vision.location import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError
 
     path = Path(path) if path else DEFAULT_BOARD_MODEL
     if not path.is_file():

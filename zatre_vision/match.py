@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .rules.board import CELL_SET, grid_index
 from .rules.moves import cell_hints
@@ -57,6 +58,9 @@ class PendingTurn:
 @dataclass
 class Match:
     """Players in seating (clockwise) order; ``starter`` plays first."""
+
+    #: the game, as ``zatre_vision.variants`` names it
+    variant: ClassVar[str] = "board"
 
     players: list[str]
     starter: str | None = None

@@ -15,6 +15,11 @@ end of a match) goes through one of its methods, which
 All methods are thread-safe: the camera thread and the web server's threads call
 them concurrently. The state carries a ``version`` that grows by one on every change.
 
+What differs between the board game and the card game (a new match, the dashboard's
+state, the stored row, the end of a match) the table asks the match's
+:class:`~zatre_vision.variants.Variant`; only the card game's own turns (a shown
+hand, a pass, an early end of round) are refused by name on a board match.
+
 The camera pipeline uses: ``commit_turn``, ``set_camera_status``, ``state``,
 ``undo`` (button on the Pi) and ``current_board`` (what the board should look like).
 """
@@ -31,19 +36,13 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .cards.table import (
-    CARDS,
-    CardMatchError,
-    TableCardMatch,
-    card_match_from_row,
-    card_pending_json,
-    is_card_record,
-)
+from . import variants
 from .match import Match, MatchError
 from .store import Store
 
 SOURCES = ("camera", "manual", "demo")
-VARIANTS = ("board", CARDS)  # the board game; the card game (manual entry only)
+VARIANTS = tuple(variants.VARIANTS)  # the board game; the card game (manual entry only)
+CARDS = variants.CARDS.name
 
 __all__ = ["Table", "Subscription", "MatchError", "draw_starter", "SOURCES", "VARIANTS"]
 
@@ -126,7 +125,7 @@ class Table:
         #: grows by one on every change of the match (not of the camera's status): the
         #: revision a write was made from (see server.once)
         self.revision = 0
-        self.match: Match | TableCardMatch | None = None
+        self.match: Any = None  # a Match, or the card game's TableCardMatch
         self.match_id: int | None = None
         self.match_source: str | None = None
         self.tournament_id: int | None = None
@@ -218,11 +217,7 @@ class Table:
                     "alerts": [], "last_turn": None, "hints": {}, "finished": False,
                     "winners": [], "held": {}}
         else:
-            base = self.match.state()
-            if not isinstance(self.match, TableCardMatch):
-                base["held"] = self.match.held_tiles()
-                # who played each turn (1 first): the held-tiles form names player and turn
-                base["turn_players"] = [t.player for t in self.match.turns]
+            base = self._game().dashboard_state(self.match)
             base["turns_played"] = len(self.match.turns)
         if self.match is None and self.resume_note:
             base["alerts"] = [{"kind": "as-recorded", "reasons": [self.resume_note]}]
@@ -254,9 +249,11 @@ class Table:
     @property
     def variant(self) -> str | None:
         """``"board"`` or ``"cards"`` for the current match (None: no match)."""
-        if self.match is None:
-            return None
-        return CARDS if isinstance(self.match, TableCardMatch) else "board"
+        return None if self.match is None else self.match.variant
+
+    def _game(self) -> variants.Variant:
+        """The current match's variant (there must be a match)."""
+        return variants.variant_of_match(self.match)
 
     def _require_match(self) -> Match:
         if self.match is None:
@@ -267,22 +264,9 @@ class Table:
               turn_number: int | None = None, snapshot: bytes | None = None) -> None:
         m = self.match
         assert m is not None and self.match_id is not None
-        pending = None
-        if isinstance(m, TableCardMatch):
-            self.store.save_match(self.match_id, record=m.to_record(),
-                                  pending=card_pending_json(m), finished=m.over,
-                                  totals=m.totals(), winners=m.winners() if m.over else [],
-                                  kind=kind, payload=payload, source=source,
-                                  turn_number=turn_number, snapshot=snapshot)
-            return
-        if m.pending is not None:
-            pending = {"player": m.pending.player, "placed": dict(m.pending.placed),
-                       "hand": list(m.pending.hand) if m.pending.hand is not None else None}
-        self.store.save_match(self.match_id, record=m.to_record(), pending=pending,
-                              finished=m.finished, totals=m.totals(),
-                              winners=m.winners() if m.finished else [], kind=kind,
-                              payload=payload, source=source, turn_number=turn_number,
-                              snapshot=snapshot)
+        self.store.save_match(self.match_id, record=m.to_record(), **self._game().stored(m),
+                              kind=kind, payload=payload, source=source,
+                              turn_number=turn_number, snapshot=snapshot)
 
     def _change(self, kind: str, fn, payload: dict, *, source: str | None = None,
                 snapshot: bytes | None = None, turn_number=None):
@@ -293,7 +277,7 @@ class Table:
             try:
                 try:
                     result = fn(m)
-                except CardMatchError as exc:  # the card game's one-line errors
+                except self._game().errors as exc:  # the variant's own one-line errors
                     raise MatchError(str(exc)) from None
                 number = turn_number(m) if callable(turn_number) else turn_number
                 self._save(kind, payload, source, number, snapshot)
@@ -317,17 +301,7 @@ class Table:
         if variant not in VARIANTS:
             raise MatchError(f"unknown game {variant!r} (board or cards)")
         players = [str(p).strip() for p in players]
-        if variant == CARDS:
-            if teams:
-                raise MatchError("the card game has no teams")
-            if not 2 <= len(players) <= 4:
-                raise MatchError("a card game needs 2 to 4 players")
-            try:
-                match = TableCardMatch(players, starter, zero_rule=zero_rule)
-            except CardMatchError as exc:
-                raise MatchError(str(exc)) from None
-        else:
-            match = Match(players, starter, dict(teams or {}))
+        match = variants.VARIANTS[variant].new_match(players, starter, teams, zero_rule)
         with self._lock:
             season = season or self.season or time.strftime("%Y")
             match_id = self.store.create_match(
@@ -394,31 +368,14 @@ class Table:
 
     def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
         # Match.set_cell also judges a flagged turn again on the corrected board
-        def apply(m):
-            return m.set_card(cell, value) if isinstance(m, TableCardMatch) else m.set_cell(cell, value)
-
-        self._change("correction", apply,
+        self._change("correction", lambda m: m.set_cell(cell, value),
                      {"cell": cell, "value": value}, source=source)
-
-    def add_to_turn(self, index: int, cell: str, value: int, source: str = "camera") -> None:
-        """Add a tile to turn ``index`` (0 is the first; the flagged turn, while one
-        waits, is ``len(turns)`` and is judged again): the camera read the tile only
-        after that turn was committed (see TurnTracker's late tiles)."""
-        def apply(m):
-            if isinstance(m, TableCardMatch):
-                raise MatchError("a card game has no board turns to add a tile to")
-            return m.add_to_turn(index, cell, value)
-
-        self._change("correction", apply, {"cell": cell, "value": value, "turn": index + 1},
-                     source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual", turn: int | None = None) -> int:
         """The tiles ``player`` kept back in turn ``turn`` (see ``Match.declare_held``);
         the event names both. Returns the turn number."""
         tiles = list(tiles)
-        if isinstance(self.match, TableCardMatch):
-            raise MatchError("the card game has no held-back tiles")
         payload = {"tiles": tiles, "player": player, "turn": turn}
 
         def apply(m: Match) -> int:
@@ -430,17 +387,17 @@ class Table:
 
     def finish(self, minus: Mapping[str, int], source: str = "manual") -> None:
         minus = dict(minus)
-        if isinstance(self.match, TableCardMatch):
-            if any(minus.values()):
-                raise MatchError("the card game has no minus points")
-            self._change("finish", lambda m: m.finish(), {}, source=source)
-            return
-        self._change("finish", lambda m: m.finish(minus), {"minus": minus}, source=source)
+        payload: dict = {}  # the variant's: the minus points of the board game
+
+        def apply(m) -> None:
+            payload.update(self._game().finish(m, minus))
+
+        self._change("finish", apply, payload, source=source)
 
     # -- the card game ---------------------------------------------------------------------------
-    def _require_cards(self) -> TableCardMatch:
+    def _require_cards(self):
         m = self._require_match()
-        if not isinstance(m, TableCardMatch):
+        if m.variant != CARDS:  # the board game has no shown hands, passes or rounds
             raise MatchError("this table plays the board game, not the card game")
         return m
 
@@ -452,7 +409,7 @@ class Table:
         payload = {"placed": {}, "hand": list(hand) if hand is not None else None,
                    "player": player, "show_hand": True}
 
-        def apply(m: TableCardMatch):
+        def apply(m):
             result = m.show_hand(hand, player)
             payload["legal"] = result.legal
             payload["violations"] = [v.to_json() for v in result.violations]
@@ -469,7 +426,7 @@ class Table:
         self._require_cards()
         payload = {"placed": {}, "player": player, "pass": True}
 
-        def apply(m: TableCardMatch):
+        def apply(m):
             result = m.pass_turn(player)
             payload["legal"] = result.legal
             payload["violations"] = [v.to_json() for v in result.violations]
@@ -507,17 +464,7 @@ class Table:
             self._publish()
 
 
-def match_from_row(row: Mapping[str, Any]) -> Match | TableCardMatch:
-    """Rebuild a stored match exactly: its record, finished flag and pending turn."""
-    if is_card_record(row["record"]):
-        return card_match_from_row(row)
-    match = Match.from_record(row["record"], finished=bool(row["finished"]), as_recorded=True)
-    pending = row.get("pending")
-    if pending and not match.finished:
-        hand = pending.get("hand")
-        try:
-            match.propose(pending["placed"], tuple(hand) if hand is not None else None,
-                          pending["player"])
-        except (MatchError, KeyError, TypeError) as exc:  # the tiles are still on the table
-            match.notes.append(f"the flagged turn could not be restored: {exc}")
-    return match
+def match_from_row(row: Mapping[str, Any]) -> Any:
+    """Rebuild a stored match exactly, as its variant does (record, finished flag, pending
+    turn and whatever else the variant keeps with it)."""
+    return variants.variant_of(row["record"]).from_row(row)

@@ -7,17 +7,18 @@ import json
 from zatre_vision.bench.results import PROVENANCE, with_provenance, write_bench_result
 
 
-def test_a_result_gets_the_four_fields_and_keeps_its_own():
+def test_a_result_gets_the_five_fields_and_keeps_its_own():
     out = with_provenance({"summary": {"x": 1}, "date": "2026-01-02",
-                           "machine": {"note": "shared"}}, command="zatre bench x")
-    assert list(out)[:4] == list(PROVENANCE)
-    assert out["date"] == "2026-01-02" and out["command"] == "zatre bench x"
+                           "machine": {"note": "shared"}}, command="zatre bench rules")
+    assert list(out)[:5] == list(PROVENANCE)
+    assert out["date"] == "2026-01-02" and out["command"] == "zatre bench rules"
     assert out["commit"] and out["machine"]["note"] == "shared" and out["machine"]["cpus"]
+    assert "zatre_vision/rules" in out["measures"]
 
 
 def test_the_file_written_holds_them(tmp_path, capsys):
     path = tmp_path / "deep" / "r.json"
-    write_bench_result(path, {"summary": {"ok": True}}, command="zatre bench y")
+    write_bench_result(path, {"summary": {"ok": True}}, command="zatre bench synth")
     data = json.loads(path.read_text())
     assert all(data[k] for k in PROVENANCE) and data["summary"] == {"ok": True}
     assert json.loads(capsys.readouterr().out) == {"ok": True}

@@ -15,7 +15,7 @@ from zatre_vision.calibrate.exposure import ExposureError, lock_exposure
 from zatre_vision.calibrate.lens import LensError, calibrate_lens, lens_for_size
 from zatre_vision.calibrate.target import TargetSpec, render_target
 from zatre_vision.camera.synthetic import SyntheticSource
-from zatre_vision.vision.calibration import Calibration
+from zatre_vision.vision.location.calibration import Calibration
 
 from ..fake_picamera2 import ArrayRequest, install
 

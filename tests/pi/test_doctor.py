@@ -56,7 +56,7 @@ def test_model(tmp_path):
     good = doctor.check_model(tmp_path / "pips.onnx",
                               loader=lambda p: types.SimpleNamespace(card=card))
     assert good.level == OK and "0.9980" in good.message
-    from zatre_vision.vision.classify import ModelError
+    from zatre_vision.vision.reading.classify import ModelError
 
     def broken(p):
         raise ModelError(f"{p}: unusable model card")
@@ -123,6 +123,6 @@ def test_board_model(tmp_path):
     (tmp_path / "board.onnx").write_bytes(b"not a model")
     broken = doctor.check_board_model(tmp_path / "board.onnx")
     assert broken.level == WARN and "classical" in broken.message
-    from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL
+    from zatre_vision.vision.location.board_net import DEFAULT_BOARD_MODEL
 
     assert doctor.check_board_model(DEFAULT_BOARD_MODEL).level == OK

@@ -388,7 +388,12 @@ def test_end_turn_says_when_the_camera_cannot_read_the_board(settings, playing, 
 
 def test_the_event_log_says_which_turn_a_late_tile_joined(operator, playing, table):
     table.commit_turn({"G8": 1}, source="camera")
-    table.add_to_turn(1, "F8", 4)
+    # a late tile's camera correction, as a stored match holds it: its event names the turn
+    m = table.match
+    m.add_to_turn(1, "F8", 4)
+    table.store.save_match(table.match_id, record=m.to_record(), pending=None, finished=False,
+                           totals=m.totals(), winners=[], kind="correction",
+                           payload={"cell": "F8", "value": 4, "turn": 2}, source="camera")
     table.set_cell("G8", 2)
     html = operator.get("/matches/1").data.decode()
     assert "F8=4 read late and added to turn 2." in html

@@ -155,3 +155,22 @@ def test_the_card_game_and_the_analysis_pages_are_german(operator):
 def test_the_coach_line_is_german():
     assert localize("Ben: best was I7=2 G8=4 for 10 (you scored 6)", "de") == \
         "Ben: am besten war I7=2 G8=4 für 10 (gewertet: 6)"
+
+
+def test_one_translation_function_serves_every_page_script():
+    """i18n.js alone reads #i18n-data and fills {name}; base.html loads it before any
+    page script, and the scripts take their ``_`` from it."""
+    static = ROOT / "web" / "static"
+    for script in sorted(static.glob("*.js")):
+        text = script.read_text(encoding="utf-8")
+        if script.name == "i18n.js":
+            assert "i18n-data" in text
+            continue
+        assert "i18n-data" not in text, script.name
+        assert "\\{(\\w+)\\}/g, (m, k)" not in text and "function _(" not in text, script.name
+        if "_(\"" in text:
+            assert "const _ = window.Zatre._;" in text or "var _ = window.Zatre._;" in text, \
+                script.name
+    base = (ROOT / "web" / "templates" / "base.html").read_text(encoding="utf-8")
+    assert base.index("i18n-data") < base.index("i18n.js") < base.index("{% block body %}") \
+        < base.index("app.js")

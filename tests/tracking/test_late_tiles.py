@@ -104,27 +104,6 @@ def test_match_adds_a_tile_to_an_earlier_turn_and_scores_everything_again():
             match.add_to_turn(index, cell, value)
 
 
-def test_a_late_tile_at_a_live_table_is_a_camera_correction_that_survives_a_restart(tmp_path):
-    from zatre_vision.store import open_store
-    from zatre_vision.table import Table
-    from zatre_vision.tracking.sink import TableSink
-
-    table = Table(open_store(tmp_path), "t")
-    mid = table.new_match(["Ann", "Ben"])
-    sink = TableSink(table)
-    assert sink.commit_turn(dict(FIRST), 1, "auto")
-    assert sink.commit_turn({"G8": 1}, 2, "end_turn")
-    table.add_to_turn(1, "F8", 4, source=sink.source)
-    assert table.state()["board"]["F8"] == 4
-    late = table.store.events(mid)[-1]
-    assert (late["kind"], late["source"]) == ("correction", "camera")
-    assert late["payload"] == {"cell": "F8", "value": 4, "turn": 2}
-    table.store.close()
-    again = Table(open_store(tmp_path), "t")
-    assert again.match.turns[1].placed == {"G8": 1, "F8": 4}
-    assert again.state()["sheets"] == table.state()["sheets"]
-
-
 def test_a_late_tile_that_connects_a_flagged_turn_makes_it_legal():
     match = Match(["Ann", "Ben"])
     assert match.propose(dict(FIRST)).legal

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from zatre_vision.tracking.live_reader import LiveBoardReader
-from zatre_vision.vision.calibration import CalibrationError
+from zatre_vision.vision.location.calibration import CalibrationError
 
 
 class ShapeBoundReader:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import CLASSES
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.reading.cells import CROP
+from zatre_vision.vision.reading.classify import CLASSES
 
 DARK = np.flatnonzero(~IS_LIGHT)
 #: a sure tile on a dark cell, away from the doubtful ones of ``frame_with_doubts``

@@ -18,11 +18,7 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.vision.bench import _truth_labels
-from zatre_vision.vision.cell_evidence import at_hand
-from zatre_vision.vision.cells import CROP, SIDE
-from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.read_result import ReadResult, settle
 from zatre_vision.vision.reader import (
     BESIDE_HAND_AGREE,
     BESIDE_HAND_CLEAR_BELOW,
@@ -31,6 +27,10 @@ from zatre_vision.vision.reader import (
     BESIDE_HAND_SURE,
     BoardReader,
 )
+from zatre_vision.vision.reading.cell_evidence import at_hand
+from zatre_vision.vision.reading.cells import CROP, SIDE
+from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
+from zatre_vision.vision.reading.read_result import ReadResult, settle
 
 from .cell_probs import prob_row
 

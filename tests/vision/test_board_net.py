@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from zatre_vision.vision.board_net import INPUT_H, INPUT_W, decode, net_input
-from zatre_vision.vision.find_board import corner_gap_cells
+from zatre_vision.vision.location.board_net import INPUT_H, INPUT_W, decode, net_input
+from zatre_vision.vision.location.find_board import corner_gap_cells
 
 from .conftest import render
 
@@ -52,7 +52,7 @@ def test_decode_of_empty_maps_is_no_board():
 def test_locator_uses_the_network_and_falls_back_without_it(photos, tmp_path):
     import cv2
 
-    from zatre_vision.vision.find_board import BoardLocator
+    from zatre_vision.vision.location.find_board import BoardLocator
 
     path, truth = photos["hand"]
     img = cv2.imread(str(path))
@@ -79,9 +79,9 @@ def test_a_faint_network_fit_is_weighed_against_the_classical_search(
         photos, monkeypatch, net_score, quarters, classical_score, method):
     import cv2
 
-    import zatre_vision.vision.find_board as fb
-    from zatre_vision.vision.grid_fit import FitResult
-    from zatre_vision.vision.locate import LocateResult
+    import zatre_vision.vision.location.find_board as fb
+    from zatre_vision.vision.location.grid_fit import FitResult
+    from zatre_vision.vision.location.locate import LocateResult
 
     path, truth = photos["some"]
     img = cv2.imread(str(path))

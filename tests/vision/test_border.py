@@ -7,15 +7,15 @@ import cv2
 import numpy as np
 import pytest
 
-from zatre_vision.vision.border import (
+from zatre_vision.vision.location.border import (
     BRIGHT,
     border_brightness,
     dark_all_round,
     shifts_along_one_axis,
     shifts_towards_board,
 )
-from zatre_vision.vision.find_board import onto_the_board
-from zatre_vision.vision.grid_fit import FitResult, score_model, shifted
+from zatre_vision.vision.location.find_board import onto_the_board
+from zatre_vision.vision.location.grid_fit import FitResult, score_model, shifted
 
 
 def test_shifts_point_away_from_the_bright_sides():

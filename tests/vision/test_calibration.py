@@ -8,14 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
-from zatre_vision.vision.calibration import (
+from zatre_vision.vision.location.calibration import (
     Calibration,
     CalibrationError,
     board_moved,
     make_calibration,
 )
-from zatre_vision.vision.locate import locate
-from zatre_vision.vision.markers import MARKER_CENTRES, locate_with_markers, marker_image
+from zatre_vision.vision.location.locate import locate
+from zatre_vision.vision.location.markers import MARKER_CENTRES, locate_with_markers, marker_image
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ def test_a_board_moved_elsewhere_is_found_again_even_where_lines_happen_to_match
     score as well, so the board has moved and the reader searches again."""
     from zatre_vision.synth.config import SynthConfig
     from zatre_vision.synth.photos import generate_photos
-    from zatre_vision.vision.calibration import line_score
+    from zatre_vision.vision.location.calibration import line_score
     from zatre_vision.vision.reader import BoardReader
 
     generate_photos(tmp_path, 2, 0, 640, 480, 90, SynthConfig(), False)

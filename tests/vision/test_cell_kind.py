@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from zatre_vision.vision.classify import CLASSES, PipClassifier
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
+from zatre_vision.vision.reading.classify import CLASSES, PipClassifier
 
 LIGHT_CELL = int(np.flatnonzero(IS_LIGHT)[0])
 DARK_CELL = int(np.flatnonzero(~IS_LIGHT)[0])

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import zatre_vision.vision.classify as classify
-from zatre_vision.vision.classify import PipClassifier
+import zatre_vision.vision.reading.classify as classify
+from zatre_vision.vision.reading.classify import PipClassifier
 
 
 @pytest.fixture(scope="module")

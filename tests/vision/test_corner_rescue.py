@@ -6,11 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-import zatre_vision.vision.find_board as fb
-from zatre_vision.vision.board_net import BoardOutline
-from zatre_vision.vision.find_board import corner_gap_cells, corner_moves, one_corner_off
-from zatre_vision.vision.grid_fit import shifted as shift_model
-from zatre_vision.vision.locate import LocateResult, to_grey
+import zatre_vision.vision.location.find_board as fb
+from zatre_vision.vision.location.board_net import BoardOutline
+from zatre_vision.vision.location.find_board import corner_gap_cells, corner_moves, one_corner_off
+from zatre_vision.vision.location.grid_fit import shifted as shift_model
+from zatre_vision.vision.location.locate import LocateResult, to_grey
 
 OUTLINE = np.array([[100.0, 80.0], [700.0, 60.0], [760.0, 640.0], [90.0, 620.0]])
 

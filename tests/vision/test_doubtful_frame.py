@@ -11,8 +11,6 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.cell_evidence import TILE_BRIGHT
-from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.reader import (
     BRIGHT_EMPTY_BELOW,
@@ -20,6 +18,8 @@ from zatre_vision.vision.reader import (
     MIN_CONFIDENCE,
     TILE_FACE_BRIGHT,
 )
+from zatre_vision.vision.reading.cell_evidence import TILE_BRIGHT
+from zatre_vision.vision.reading.classify import OCCLUDED
 
 from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
 

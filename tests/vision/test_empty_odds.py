@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from zatre_vision.vision import reader as reader_module
-from zatre_vision.vision.cell_evidence import TOUCHING, empty_odds_raised
-from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import CLEAR_SHARPNESS, EMPTY_ODDS_SHARP, SHARP_ENOUGH
+from zatre_vision.vision.reading.cell_evidence import TOUCHING, empty_odds_raised
+from zatre_vision.vision.reading.cells import CROP
+from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
 
 from .cell_probs import cell_probs as _probs
 

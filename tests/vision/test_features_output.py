@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from zatre_vision.vision.cells import ALL_CELLS
-from zatre_vision.vision.classify import DEFAULT_MODEL, PipClassifier, softmax
+from zatre_vision.vision.reading.cells import ALL_CELLS
+from zatre_vision.vision.reading.classify import DEFAULT_MODEL, PipClassifier, softmax
 
 
 def test_committed_model_gives_out_features_and_its_card_says_so():
@@ -48,10 +48,10 @@ def test_adding_the_output_leaves_the_logits_bit_identical(tmp_path, photos, rea
     import cv2
     import onnxruntime as ort
 
-    from zatre_vision.vision.cells import crops as cut
-    from zatre_vision.vision.cells import model_maps, normalise, rectify_board
-    from zatre_vision.vision.classify import kind_input
     from zatre_vision.vision.reader import work_image
+    from zatre_vision.vision.reading.cells import crops as cut
+    from zatre_vision.vision.reading.cells import model_maps, normalise, rectify_board
+    from zatre_vision.vision.reading.classify import kind_input
 
     img = cv2.imread(str(photos["full"][0]))
     res = reader.read(img)

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from zatre_vision.vision.classify import DEFAULT_MODEL, PipClassifier
+from zatre_vision.vision.reading.classify import DEFAULT_MODEL, PipClassifier
 
 
 def test_rebuilt_network_gives_the_exported_logits():
@@ -24,7 +24,7 @@ def test_rebuilt_network_gives_the_exported_logits():
     cells = rng.integers(0, 193, 64)
     clf = PipClassifier(DEFAULT_MODEL)
     want = clf.outputs(x[:, 0], cells)[0]
-    from zatre_vision.vision.classify import kind_input
+    from zatre_vision.vision.reading.classify import kind_input
 
     with torch.no_grad():
         got = model(torch.from_numpy(x), torch.from_numpy(kind_input(cells))).numpy()

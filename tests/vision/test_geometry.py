@@ -12,7 +12,7 @@ from zatre_vision.vision.geometry import (
     dlt_homography,
     homography_from_corners,
 )
-from zatre_vision.vision.locate import K_RANGE
+from zatre_vision.vision.location.locate import K_RANGE
 
 W, H = 1280, 960
 CORNERS = np.array([[300.0, 200.0], [900.0, 230.0], [950.0, 800.0], [280.0, 770.0]])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from zatre_vision.vision.geometry import GRID_CORNERS
-from zatre_vision.vision.grid_fit import FitResult, fit_from_corners
+from zatre_vision.vision.location.grid_fit import FitResult, fit_from_corners
 
 KINDS = ("empty", "some", "hand", "full")
 
@@ -95,8 +95,13 @@ def test_polish_blurs_only_its_window_with_the_same_result(photos, kind):
     """The polish blurs only the part of the frame its ridge search reads
     (``polish_window``): the search sees exactly the values a blur of the whole frame
     gives, so the polished model is the same, and the window is smaller than the frame."""
-    from zatre_vision.vision.grid_fit import POLISH_HALF, POLISH_SIGMA, polish, polish_window
-    from zatre_vision.vision.locate import ridge_search
+    from zatre_vision.vision.location.grid_fit import (
+        POLISH_HALF,
+        POLISH_SIGMA,
+        polish,
+        polish_window,
+    )
+    from zatre_vision.vision.location.locate import ridge_search
 
     grey, corners, _ = _load(photos, kind)
     h, w = grey.shape

@@ -1,4 +1,4 @@
-"""Doubtful cells read again from the frame at its own resolution (vision/hires.py), on
+"""Doubtful cells read again from the frame at its own resolution (vision/reading/hires.py), on
 real rendered photos."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from zatre_vision.synth.config import LensConfig, SynthConfig
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.synth.tiles import sample_pose
-from zatre_vision.vision.cells import crops, model_maps, normalise, rectify_board
-from zatre_vision.vision.classify import PipClassifier
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.hires import HiresReader
+from zatre_vision.vision.reading.cells import crops, model_maps, normalise, rectify_board
+from zatre_vision.vision.reading.classify import PipClassifier
+from zatre_vision.vision.reading.hires import HiresReader
 
 
 def _close_board(seed: int, size=(1280, 960)):

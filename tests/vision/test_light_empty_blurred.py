@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.cells import CROP
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import LIGHT_EMPTY_BLURRED
+from zatre_vision.vision.reading.cells import CROP
 
 from .cell_probs import cell_probs as _probs
 

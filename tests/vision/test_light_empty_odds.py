@@ -15,8 +15,6 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.vision.bench import _truth_labels
-from zatre_vision.vision.cell_evidence import TOUCHING
-from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,
@@ -25,6 +23,8 @@ from zatre_vision.vision.reader import (
     UNCONFIRMED_CONFIDENCE,
     BoardReader,
 )
+from zatre_vision.vision.reading.cell_evidence import TOUCHING
+from zatre_vision.vision.reading.classify import OCCLUDED
 
 from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
 

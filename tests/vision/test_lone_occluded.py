@@ -9,10 +9,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.cell_evidence import no_hand_near
-from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import OCCLUDED
 from zatre_vision.vision.geometry import CELL_COLROW, CELL_NAMES
+from zatre_vision.vision.reading.cell_evidence import no_hand_near
+from zatre_vision.vision.reading.cells import CROP
+from zatre_vision.vision.reading.classify import OCCLUDED
 
 from .cell_probs import cell_probs as _probs
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from zatre_vision.vision.geometry import GridModel, homography_from_corners
-from zatre_vision.vision.locate import relabelled, upright
-from zatre_vision.vision.orient import by_print, yellowness
+from zatre_vision.vision.location.locate import relabelled, upright
+from zatre_vision.vision.location.orient import by_print, yellowness
 
 
 def _truth_model(truth: dict) -> GridModel:

@@ -8,11 +8,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.cells import CROP
-from zatre_vision.vision.classify import CLASSES
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.pips import CANNOT_TELL, NOT_CHECKED, count_all, count_pips
 from zatre_vision.vision.reader import BoardReader
+from zatre_vision.vision.reading.cells import CROP
+from zatre_vision.vision.reading.classify import CLASSES
+from zatre_vision.vision.reading.pips import CANNOT_TELL, NOT_CHECKED, count_all, count_pips
 
 #: die layouts: pip positions in units of the pip spacing, around the tile centre
 LAYOUTS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
@@ -102,8 +102,8 @@ def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(re
 
 
 def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(reader):
-    from zatre_vision.vision.cell_evidence import too_dark_for_a_tile
     from zatre_vision.vision.geometry import IS_LIGHT
+    from zatre_vision.vision.reading.cell_evidence import too_dark_for_a_tile
 
     assert too_dark_for_a_tile(np.stack([np.full((CROP, CROP), 0.2, np.float32)]))[0]
     assert not too_dark_for_a_tile(np.stack([tile_crop(k) for k in range(1, 7)])).any()

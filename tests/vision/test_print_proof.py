@@ -20,8 +20,8 @@ from zatre_vision.synth.occluders import sample_arm, sample_look
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.synth.tiles import sample_pose
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.grid_fit import fit_from_corners, shifted
-from zatre_vision.vision.print_proof import SHIFTS, ProofConfig, prove
+from zatre_vision.vision.location.grid_fit import fit_from_corners, shifted
+from zatre_vision.vision.location.print_proof import SHIFTS, ProofConfig, prove
 
 SIZE = (960, 720)
 SEED = 4301

@@ -76,7 +76,7 @@ def test_large_and_small_frames(photos, reader):
 
 
 def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
-    from zatre_vision.vision.cell_evidence import looks_like_tiles
+    from zatre_vision.vision.reading.cell_evidence import looks_like_tiles
 
     yy, xx = np.mgrid[0:24, 0:24]
     blurred_tile = np.full((24, 24), 0.1, np.float32)
@@ -91,10 +91,10 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
     """Given the crops, a doubtful dark cell read empty whose middle is too dark for a
     tile keeps its first reading (``decide`` takes it as bare board anyway); the other
     doubtful cells are read again as before."""
-    from zatre_vision.vision.cell_evidence import too_dark_for_a_tile
-    from zatre_vision.vision.cells import crops, model_maps, normalise, rectify_board
     from zatre_vision.vision.geometry import IS_LIGHT
     from zatre_vision.vision.reader import RECHECK_BELOW
+    from zatre_vision.vision.reading.cell_evidence import too_dark_for_a_tile
+    from zatre_vision.vision.reading.cells import crops, model_maps, normalise, rectify_board
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
@@ -123,7 +123,8 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
 
 
 def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos, reader):
-    from zatre_vision.vision.cells import (
+    from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS
+    from zatre_vision.vision.reading.cells import (
         CROP_ORIGINS,
         crops,
         model_maps,
@@ -131,7 +132,6 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
         oriented,
         rectify_board,
     )
-    from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
@@ -163,7 +163,7 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_the_eight_orientations_are_the_turns_and_mirrors_of_a_square(seed):
-    from zatre_vision.vision.cells import oriented
+    from zatre_vision.vision.reading.cells import oriented
 
     crop = np.random.default_rng(seed).random((1, 6, 6)).astype(np.float32)
     views = [oriented(crop, k)[0] for k in range(8)]
@@ -193,8 +193,8 @@ def test_sharpness_of_the_board_falls_with_blur_and_marks_blurred_photos(photos,
 
 
 def test_a_blurred_photo_needs_the_higher_bar(reader):
-    from zatre_vision.vision.cells import CROP
-    from zatre_vision.vision.classify import CLASSES
+    from zatre_vision.vision.reading.cells import CROP
+    from zatre_vision.vision.reading.classify import CLASSES
 
     assert reader.blurred_confidence > reader.min_confidence
     mid = (reader.min_confidence + reader.blurred_confidence) / 2
@@ -231,8 +231,8 @@ def test_the_reader_config_is_typed_bounded_and_described():
 def test_the_model_card_lists_the_model_dependent_thresholds_in_use():
     import json
 
-    from zatre_vision.vision.classify import DEFAULT_MODEL
     from zatre_vision.vision.reader import ReaderConfig
+    from zatre_vision.vision.reading.classify import DEFAULT_MODEL
 
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     assert card["reader_thresholds"] == json.loads(json.dumps(

@@ -13,8 +13,8 @@ from zatre_vision.synth.occluders import sample_arm, sample_look
 from zatre_vision.synth.scanned_board import load_scan, scanned_board_texture
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.synth.tiles import sample_pose
-from zatre_vision.vision.find_board import corner_gap_cells
 from zatre_vision.vision.geometry import CELL_NAMES
+from zatre_vision.vision.location.find_board import corner_gap_cells
 
 
 def _gap(found: list, truth: np.ndarray) -> float:

@@ -14,10 +14,7 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.vision.bench import _truth_labels
-from zatre_vision.vision.cells import CROP, SIDE
-from zatre_vision.vision.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.read_result import ReadResult
 from zatre_vision.vision.reader import (
     RECENTRE_EMPTY_BELOW,
     RECENTRE_RIVAL,
@@ -25,6 +22,9 @@ from zatre_vision.vision.reader import (
     RECENTRE_SURE,
     BoardReader,
 )
+from zatre_vision.vision.reading.cells import CROP, SIDE
+from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
+from zatre_vision.vision.reading.read_result import ReadResult
 
 from .cell_probs import prob_row
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-import zatre_vision.vision.find_board as fb
-from zatre_vision.vision.board_net import BoardOutline
-from zatre_vision.vision.find_board import BoardLocator, corner_gap_cells
-from zatre_vision.vision.grid_fit import FitResult, plain_model, shifted
-from zatre_vision.vision.locate import LocateResult, to_grey
+import zatre_vision.vision.location.find_board as fb
+from zatre_vision.vision.location.board_net import BoardOutline
+from zatre_vision.vision.location.find_board import BoardLocator, corner_gap_cells
+from zatre_vision.vision.location.grid_fit import FitResult, plain_model, shifted
+from zatre_vision.vision.location.locate import LocateResult, to_grey
 
 
 def _photo(photos, name="some"):

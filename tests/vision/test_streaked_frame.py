@@ -10,8 +10,6 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zatre_vision.vision.cell_evidence import sharpness, weakest_direction_sharpness
-from zatre_vision.vision.cells import CROP, crops, model_maps, normalise, rectify_board
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,
@@ -19,6 +17,8 @@ from zatre_vision.vision.reader import (
     SHARP_ENOUGH,
     STREAKED_BELOW,
 )
+from zatre_vision.vision.reading.cell_evidence import sharpness, weakest_direction_sharpness
+from zatre_vision.vision.reading.cells import CROP, crops, model_maps, normalise, rectify_board
 
 from .cell_probs import TILE, frame_with_doubts, grained_dark_crops
 

@@ -7,12 +7,17 @@ import cv2
 import numpy as np
 import pytest
 
-import zatre_vision.vision.find_board as fb
-from zatre_vision.vision.board_net import BoardOutline
-from zatre_vision.vision.find_board import corner_gap_cells, fits_agree, inside, texture_fit
-from zatre_vision.vision.grid_fit import FitResult
-from zatre_vision.vision.grid_fit import shifted as shift_model
-from zatre_vision.vision.locate import LocateResult, coarse_grid_corners, to_grey
+import zatre_vision.vision.location.find_board as fb
+from zatre_vision.vision.location.board_net import BoardOutline
+from zatre_vision.vision.location.find_board import (
+    corner_gap_cells,
+    fits_agree,
+    inside,
+    texture_fit,
+)
+from zatre_vision.vision.location.grid_fit import FitResult
+from zatre_vision.vision.location.grid_fit import shifted as shift_model
+from zatre_vision.vision.location.locate import LocateResult, coarse_grid_corners, to_grey
 
 
 def _photo(photos, name):
@@ -159,9 +164,9 @@ def test_a_board_the_network_misplaces_is_read_end_to_end():
     from zatre_vision.synth.photos import render_photo
     from zatre_vision.synth.scene import Renderer
     from zatre_vision.vision.bench import _truth_labels
-    from zatre_vision.vision.classify import OCCLUDED
     from zatre_vision.vision.geometry import CELL_NAMES
     from zatre_vision.vision.reader import BoardReader
+    from zatre_vision.vision.reading.classify import OCCLUDED
 
     cfg = SynthConfig.wide()
     jpeg, truth = render_photo(Renderer(cfg, 7001, 1280, 960), cfg, 7001, 56, {})

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from zatre_vision.vision.classify import OCCLUDED, PipClassifier, softmax
-from zatre_vision.vision.tile_adapt import Samples, TileAdaptation, TilesError, attach
+from zatre_vision.vision.reading.classify import OCCLUDED, PipClassifier, softmax
+from zatre_vision.vision.reading.tile_adapt import Samples, TileAdaptation, TilesError, attach
 
 
 def _samples(n: int = 600, seed: int = 0) -> Samples:
@@ -73,7 +73,7 @@ def test_an_adaptation_the_check_rejected_leaves_the_base_model():
 
 
 def test_the_live_service_finds_the_tables_tiles_beside_its_calibration(tmp_path, capsys):
-    from zatre_vision.vision.tile_adapt import load_beside, tiles_path
+    from zatre_vision.vision.reading.tile_adapt import load_beside, tiles_path
 
     cal = tmp_path / "calibration.json"
     assert tiles_path(cal) == tmp_path / "calibration.tiles.json"
@@ -87,8 +87,8 @@ def test_the_live_service_finds_the_tables_tiles_beside_its_calibration(tmp_path
 
 
 def test_the_sets_own_pip_counts_agree_only_where_its_tiles_got_them():
-    from zatre_vision.vision.pips import CANNOT_TELL, NOT_CHECKED
-    from zatre_vision.vision.tile_adapt import COUNT_MAX, count_table
+    from zatre_vision.vision.reading.pips import CANNOT_TELL, NOT_CHECKED
+    from zatre_vision.vision.reading.tile_adapt import COUNT_MAX, count_table
 
     # this set's fours are counted as six (packed pips) on 3 of 10 tiles, never as two
     labels = np.array([4] * 10 + [5] * 10)
@@ -111,7 +111,7 @@ def test_the_sets_own_pip_counts_agree_only_where_its_tiles_got_them():
 
 
 def test_temperature_and_count_table_round_trip_and_are_checked(tmp_path):
-    from zatre_vision.vision.tile_adapt import COUNT_MAX
+    from zatre_vision.vision.reading.tile_adapt import COUNT_MAX
 
     head = TileAdaptation.fit(_samples())
     head.temperature = 1.5
@@ -139,7 +139,7 @@ def test_temperature_and_count_table_round_trip_and_are_checked(tmp_path):
 
 
 def test_the_adaptation_constants_are_bounded():
-    from zatre_vision.vision.tile_adapt import AdaptConfig
+    from zatre_vision.vision.reading.tile_adapt import AdaptConfig
 
     AdaptConfig()
     for bad in ({"ridge": 0.0}, {"temperature": 9.0}, {"count_seen": 0.0}, {"steps": 5}):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from zatre_vision.vision.board_net import INPUT_H, INPUT_W, BoardFinder
-from zatre_vision.vision.classify import CLASSES, PipClassifier
+from zatre_vision.vision.location.board_net import INPUT_H, INPUT_W, BoardFinder
+from zatre_vision.vision.reading.classify import CLASSES, PipClassifier
 
 
 def test_quick_training_exports_a_usable_model(tmp_path):
@@ -50,7 +50,7 @@ def test_quick_training_exports_a_usable_model(tmp_path):
 
 
 def test_committed_model_card():
-    from zatre_vision.vision.classify import DEFAULT_MODEL
+    from zatre_vision.vision.reading.classify import DEFAULT_MODEL
 
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     assert card["classes"] == list(CLASSES)
@@ -67,7 +67,7 @@ def test_committed_model_is_the_network_model_py_builds():
     torch = pytest.importorskip("torch", reason="training needs the train extra")
     onnx = pytest.importorskip("onnx", reason="training needs the train extra")
     from zatre_vision.training.model import PipNet, architecture, parameter_count
-    from zatre_vision.vision.classify import DEFAULT_MODEL
+    from zatre_vision.vision.reading.classify import DEFAULT_MODEL
 
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     width = card["training"]["config"]["width"]
@@ -83,7 +83,7 @@ def test_committed_model_is_the_network_model_py_builds():
     assert committed == built
 
 def test_committed_board_model_card():
-    from zatre_vision.vision.board_net import DEFAULT_BOARD_MODEL
+    from zatre_vision.vision.location.board_net import DEFAULT_BOARD_MODEL
 
     card = json.loads(DEFAULT_BOARD_MODEL.with_suffix(".onnx.json").read_text())
     assert card["input_size"] == [INPUT_W, INPUT_H]

@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
-import zatre_vision.vision.find_board as fb
-import zatre_vision.vision.grid_fit as gf
-from zatre_vision.vision import calibration
-from zatre_vision.vision.calibration import make_calibration
-from zatre_vision.vision.locate import to_grey
+import zatre_vision.vision.location.find_board as fb
+import zatre_vision.vision.location.grid_fit as gf
+from zatre_vision.vision.location import calibration
+from zatre_vision.vision.location.calibration import make_calibration
+from zatre_vision.vision.location.locate import to_grey
 
 
 def _large(photos, kind: str) -> np.ndarray:

@@ -19,7 +19,7 @@
   const readJSON = (id) => { const n = document.getElementById(id); return n ? JSON.parse(n.textContent) : null; };
   const cells = {};
   (readJSON("cells-data") || []).forEach((c) => { cells[c.name] = c; });
-  const _ = (window.Zatre && window.Zatre._) || ((t, a) => (a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t));
+  const _ = window.Zatre._;
   const localize = (window.Zatre && window.Zatre.localize) || ((t) => t);
   const moveText = (placed) => Object.entries(placed || {}).map(([c, v]) => `${c}=${v}`).join(" ") || _("nothing (a pass)");
 

@@ -21,16 +21,11 @@
   };
   const s = (tag, attrs, parent) => el(tag, attrs, parent, true);
   const readJSON = (id) => { const n = document.getElementById(id); return n ? JSON.parse(n.textContent) : null; };
-  // The page's language (server/i18n.py): the words of this script come translated in
-  // #i18n-data; {name} fills a placeholder. Messages the rules engine makes (the same
-  // for every screen) are translated by their templates, see localize().
-  const I18N = readJSON("i18n-data") || { messages: {}, templates: [] };
-  const _ = (text, args) => {
-    let t = I18N.messages[text] || text;
-    if (args) t = t.replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
-    return t;
-  };
-  const TEMPLATES = (I18N.templates || []).map(([en, tr]) => {
+  // The page's language (i18n.js): the words of this script, {name} filling a
+  // placeholder. Messages the rules engine makes (the same for every screen) are
+  // translated by their templates, see localize().
+  const _ = window.Zatre._;
+  const TEMPLATES = window.Zatre.i18n.templates.map(([en, tr]) => {
     const names = [];
     const src = en.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, (m, k) => { names.push(k); return "(.+?)"; });
     return { re: new RegExp("^" + src + "$"), names, tr };
@@ -920,7 +915,7 @@
   const CAMERA_STATES = [_("ok"), _("off"), _("starting"), _("moving"), _("no-board"), _("unreadable"), _("stalled"), _("error")];
   void CAMERA_STATES;
 
-  window.Zatre = { renderBoard, renderSheets, post, connect, _, localize };
+  Object.assign(window.Zatre, { renderBoard, renderSheets, post, connect, localize });
   const page = document.body.dataset.page;
   const cards = !!$("[data-cards]"); // a card game: cards.js draws the page
   if ((page === "table" || page === "sheet") && !cards) tableView();

@@ -21,7 +21,7 @@
   const key = (x, y) => `${x},${y}`;
   const NEIGHBOURS = [[1, 0], [-1, 0], [0, 1], [0, -1]];
   // the page's language: app.js's words and message templates (server/i18n.py)
-  const _ = (window.Zatre && window.Zatre._) || ((t, a) => (a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t));
+  const _ = window.Zatre._;
   const localize = (window.Zatre && window.Zatre.localize) || ((t) => t);
 
   function toast(message, bad) {

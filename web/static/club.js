@@ -13,7 +13,7 @@
     return e;
   };
   // the page's language: app.js's words (server/i18n.py)
-  const _ = window.Zatre._ || ((t, a) => (a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t));
+  const _ = window.Zatre._;
 
   function status(t) {
     if (!t.match_id) return _("No match");

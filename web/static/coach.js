@@ -20,7 +20,7 @@
   slider.className = "slider";
   slider.setAttribute("aria-hidden", "true");
   const text = document.createElement("span");
-  const _ = (window.Zatre && window.Zatre._) || ((t) => t);
+  const _ = window.Zatre._;
   const localize = (window.Zatre && window.Zatre.localize) || ((t) => t);
   text.textContent = _("Coach: after each turn, the best move of the hand");
   label.append(box, slider, text);

@@ -6,14 +6,7 @@
   var bar = document.getElementById("focus-bar");
   var text = document.getElementById("focus-value");
   var best = 0;
-  // the page's language (server/i18n.py): this script runs before app.js, so it reads
-  // the words in #i18n-data itself; {name} fills a placeholder
-  var i18n = document.getElementById("i18n-data");
-  var words = (i18n ? JSON.parse(i18n.textContent) : {}).messages || {};
-  function _(t, a) {
-    t = words[t] || t;
-    return a ? t.replace(/\{(\w+)\}/g, function (m, k) { return k in a ? String(a[k]) : m; }) : t;
-  }
+  var _ = window.Zatre._;  // the page's language (i18n.js)
   function show(data) {
     var f = data.focus;
     best = Math.max(best, f);

@@ -11,10 +11,7 @@
   const truth = {};        // photo id -> {cell: 0..6 or null (uncertain, not decided)}
   const corrected = {};    // photo id -> Set of cells the operator set
   let picking = null;      // [photo id, cell]
-  // the page's language (server/i18n.py): this script runs before app.js, so it reads
-  // the words in #i18n-data itself; {name} fills a placeholder
-  const WORDS = (JSON.parse((document.getElementById("i18n-data") || {}).textContent || "{}").messages) || {};
-  const _ = (t, a) => { t = WORDS[t] || t; return a ? t.replace(/\{(\w+)\}/g, (m, k) => (k in a ? String(a[k]) : m)) : t; };
+  const _ = window.Zatre._;  // the page's language (i18n.js)
 
   function say(text, bad) {
     const m = $("#tiles-message");

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -36,7 +35,8 @@ from ..synth.scene import Renderer
 from ..synth.sensor import encode_jpeg
 from ..synth.tiles import sample_pose
 from ..vision.geometry import CELL_NAMES
-from ..vision.tile_adapt import attach
+from ..vision.reading.tile_adapt import attach
+from .results import current_commit
 
 #: the held-out styles of the benchmark; "grey-small" was looked at while choosing
 #: tile_adapt's constants and is left out
@@ -179,14 +179,6 @@ def run_style(reader, style: str, calibration: int, test: int, size: tuple[int, 
             "pi4_estimate_s": round(adapt_cpu_s * PI4_FACTOR, 1)}
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def run_adapt_benchmark(reader, styles=STYLES, calibration: int = 2, test: int = 24,
                         size: tuple[int, int] = (1280, 960), progress: bool = True,
                         cache=None) -> dict:
@@ -223,7 +215,7 @@ def run_adapt_benchmark(reader, styles=STYLES, calibration: int = 2, test: int =
     }
     return {
         "benchmark": "adapt",
-        "commit": _commit(),
+        "commit": current_commit(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": {"platform": platform.platform(), "processor": platform.processor()
                     or platform.machine(), "python": platform.python_version()},

@@ -28,11 +28,9 @@ from __future__ import annotations
 import platform
 import random
 import statistics
-import subprocess
 import time
 from collections import Counter
 from datetime import datetime, timezone
-from pathlib import Path
 
 from ..rules.analysis import ANALYSIS_LIMIT, KnownHand, analyse_record, analyse_turn
 from ..rules.record import RecordTurn, ReplayedTurn, parse_record, run_replay
@@ -40,21 +38,13 @@ from ..rules.sheet import ScoreSheet
 from ..rules.tiles import TILE_SET
 from ..rules.turn import TurnResult
 from ..simulate import Simulation
+from .results import current_commit
 
 TARGET_S = 3.0
 PI4_SLOWDOWN = (4.0, 6.0)
 MATCH_TURNS = 60
 MATCH_SEED = 2040
 HARD_SIZES = (6, 7, 8, 9)
-
-
-def _commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=5, cwd=Path(__file__).resolve().parent)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 def _timed(fn, repeat: int) -> tuple[float, float, object]:
@@ -134,7 +124,7 @@ def run_analysis_benchmark(hard: int = 8, repeat: int = 3, progress: bool = Fals
     return {
         "benchmark": "analyse",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "commit": _commit(),
+        "commit": current_commit(),
         "command": command,
         "machine": {"python": platform.python_version(), "processor": platform.machine(),
                     "system": platform.system(), "cores_used": 1},

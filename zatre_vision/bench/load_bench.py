@@ -36,6 +36,8 @@ import threading
 import time
 from datetime import datetime, timezone
 
+from .results import current_commit
+
 PIN = "4711"
 VERSION_RE = re.compile(rb'"version":(\d+)')
 
@@ -229,14 +231,6 @@ def _phase(port: int, seconds: float, rate: float, turn_every_s: float, seed: in
             "turns_posted": len(op.turn_ms)}
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def run_load_benchmark(streams: int = 200, idle: int = 200, rate: float = 20.0,
                        turn_every_s: float = 1.0, seconds: float = 20.0, seed: int = 3,
                        command: str = "zatre bench load") -> dict:
@@ -289,7 +283,7 @@ def run_load_benchmark(streams: int = 200, idle: int = 200, rate: float = 20.0,
             "benchmark": "serve_load",
             "ok": ok,
             "command": command,
-            "commit": _commit(),
+            "commit": current_commit(),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                         "platform": platform.platform()},

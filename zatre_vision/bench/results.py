@@ -3,7 +3,9 @@
 Each file under ``benchmarks/results/`` starts with ``commit`` (the code measured,
 ``+changes`` when the work tree differed from it), ``date`` (UTC), ``machine`` and
 ``command`` (the ``zatre bench ...`` line that regenerates it; ``make bench`` runs them
-all). :func:`write_bench_result` adds these to whatever a benchmark returns."""
+all) and ``measures`` (the repository paths whose change makes its figures stale:
+``bench/measures.py``). :func:`write_bench_result` adds these to whatever a benchmark
+returns; ``tests/bench/test_result_freshness.py`` holds the committed files to them."""
 
 from __future__ import annotations
 
@@ -18,20 +20,32 @@ from pathlib import Path
 
 import click
 
+from .measures import measures_of
+
 #: the fields every result file carries, besides its figures
-PROVENANCE = ("commit", "date", "machine", "command")
+PROVENANCE = ("commit", "date", "machine", "command", "measures")
 
 
-def current_commit() -> str:
-    """The checked-out commit (short), with ``+changes`` when tracked files differ from it;
-    ``unknown`` outside a git checkout."""
+#: result files written during ``make bench`` do not make the later ones "+changes"
+RESULTS_DIR = "benchmarks/results"
+
+
+def current_commit(repo: Path | None = None) -> str:
+    """The checked-out commit (short) of ``repo`` (default: the checkout this package
+    runs from), with ``+changes`` when tracked files outside ``benchmarks/results/``
+    differ from it; ``unknown`` outside a git checkout."""
+    cwd = repo or Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10,
+                              cwd=cwd).stdout.strip()
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip()
+        commit = git("rev-parse", "--short", "HEAD")
         if not commit:
             return "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                    f":(exclude){RESULTS_DIR}")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return commit + ("+changes" if dirty else "")
@@ -55,20 +69,20 @@ def command_line(argv: list[str] | None = None) -> str:
 
 
 def run_info(command: str) -> dict:
-    """The four provenance fields of a result file made by ``command``."""
+    """The provenance fields of a result file made by ``command``."""
     return {"commit": current_commit(),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": machine(), "command": command}
+            "machine": machine(), "command": command, "measures": measures_of(command)}
 
 
 def with_provenance(result: dict, command: str | None = None) -> dict:
     """``result`` with the provenance fields first; a field the benchmark set itself
     (say its own ``machine`` notes) is kept, merged over the measured one."""
-    info = run_info(command or command_line())
+    info = run_info(result.get("command") or command or command_line())
     out = {**info, **result}
     if isinstance(result.get("machine"), dict):
         out["machine"] = {**info["machine"], **result["machine"]}
-    for key in ("commit", "date", "command"):
+    for key in ("commit", "date", "command", "measures"):
         if not result.get(key):
             out[key] = info[key]
     return out

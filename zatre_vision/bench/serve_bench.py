@@ -157,8 +157,8 @@ def frame_costs(game: Path, model: str | None) -> dict:
     import cv2
 
     from zatre_vision.tracking.replay import replay_folder
-    from zatre_vision.vision.classify import DEFAULT_MODEL
     from zatre_vision.vision.reader import BoardReader
+    from zatre_vision.vision.reading.classify import DEFAULT_MODEL
 
     cv2.setNumThreads(1)
     reader = BoardReader(Path(model) if model else DEFAULT_MODEL, threads=1)

@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import platform
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from ..synth.config import SynthConfig, TileConfig
 from ..synth.game_frames import FPS, GameScene, generate_game
 from ..tracking.pipeline import CellReader
 from ..tracking.replay import replay_folder
+from .results import current_commit
 
 SEED_BASE = 7_000_000  # never used for training photos
 
@@ -136,15 +136,6 @@ class SimulatedOperator:
             self.entries += 1
 
 
-def _commit_id() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=10, cwd=Path(__file__).parent)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 #: Seeds tried per game wanted before the search gives up: about 2 in 100 games keep
 #: tiles back within 14 turns, 1 in 500 within 4, none within 3 (a few ms a seed).
 SEEDS_PER_GAME = 2000
@@ -209,7 +200,7 @@ def run_tracking_benchmark(reader_factory: Callable[[], CellReader], games: int 
     ``games_planned``), so that a run cut short still leaves them. ``skip``: leave out
     the first ``skip`` games of the list (a run over a slice of it)."""
     ranges = ranges or ("wide" if wide else "training")
-    commit = _commit_id()  # the code this run imported (later commits do not count)
+    commit = current_commit()  # the code this run imported (later commits do not count)
     reader = reader_factory()
     cfg = synth_config(ranges)
     seeds = games_with_held_tiles(skip + games, max_turns)[skip:]

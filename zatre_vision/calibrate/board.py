@@ -8,10 +8,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..vision.calibration import Calibration, line_contrast, line_score
-from ..vision.find_board import BoardLocator
 from ..vision.geometry import GridModel
-from ..vision.markers import locate_with_markers
+from ..vision.location import (
+    BoardLocator,
+    Calibration,
+    line_contrast,
+    line_score,
+    locate_with_markers,
+)
 from ..vision.reader import work_image
 
 

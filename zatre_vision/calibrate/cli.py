@@ -116,8 +116,8 @@ def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
 def board(image: str | None, out: str | None, lens_file: str | None, markers: bool,
           camera_spec: str | None, preview: str | None, config_file: str | None) -> None:
     """Find the board automatically and write the calibration file and a preview."""
-    from ..vision.calibration import CalibrationError
     from ..vision.cli import load_image
+    from ..vision.location import CalibrationError
     from . import files
     from .board import RegistrationError, preview_jpeg, register_board
     from .lens import LensError, lens_for_size, load_lens
@@ -187,7 +187,7 @@ def _grab(spec: str, config_file: str | None):
 def exposure(out: str | None, settle: float, unlock: bool, config_file: str | None,
              module: str) -> None:
     """Lock the Pi camera's exposure and white balance at their settled values."""
-    from ..vision.calibration import CalibrationError
+    from ..vision.location import CalibrationError
     from . import files
     from .exposure import ExposureError, lock_exposure
 
@@ -227,7 +227,7 @@ def tiles(images: tuple[str, ...], truth_file: str, out: str, model: str | None)
     from ..errors import check_output_file
     from ..json_files import read_json_file
     from ..vision.cli import _reader, load_image
-    from ..vision.tile_adapt import TilesError
+    from ..vision.reading.tile_adapt import TilesError
     from .tiles import TruthError, calibrate_tiles, load_photo, parse_truth
 
     check_output_file(out)

@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from ..vision.calibration import Calibration, CalibrationError
+from ..vision.location import Calibration, CalibrationError
 
 CONTROLS_KEY = "camera_controls"
 #: picamera2 controls the lock may set, with their JSON types

@@ -4,7 +4,7 @@ contents are known (contracts.md).
 The truth is checked against each photo before anything is learnt: a photo with no
 board, a listed cell that is plainly bare board, or a truth that most occupied cells
 contradict is refused (``TruthError``, exit 2). Then a head is fitted on the pip
-model's features (``vision/tile_adapt.py``), with a held-back check: each photo is read
+model's features (``vision/reading/tile_adapt.py``), with a held-back check: each photo is read
 with a head fitted on the other photos (one photo: on the other half of its cells), and
 unless that reads the held-back cells better than the base model, the base model is kept
 and the file says so.
@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..vision.cell_evidence import bare_board
-from ..vision.cells import CROP, crops, model_maps, moved_crops, normalise, rectify_board
-from ..vision.classify import softmax
 from ..vision.geometry import CELL_NAMES, IS_LIGHT, reading_key
-from ..vision.pips import count_all
-from ..vision.read_result import ReadResult
-from ..vision.tile_adapt import (
+from ..vision.reading.cell_evidence import bare_board
+from ..vision.reading.cells import CROP, crops, model_maps, moved_crops, normalise, rectify_board
+from ..vision.reading.classify import softmax
+from ..vision.reading.pips import count_all
+from ..vision.reading.read_result import ReadResult
+from ..vision.reading.tile_adapt import (
     SAMPLE_SHIFTS,
     AdaptConfig,
     Samples,

@@ -30,6 +30,7 @@ from flask import Blueprint, abort, render_template
 
 from ..server import forms
 from ..server.actions import chosen_starter, ctx, done, may_replace_running, run
+from ..server.messages import flagged_message
 from ..server.once import once
 from ..server.records import stored_result
 from ..server.security import require_pin
@@ -169,8 +170,7 @@ def turn():
     table = _require_cards_match()
     player = player_arg(data)
     verdict = run(lambda: table.commit_turn(placed, hand, source="manual", player=player))
-    msg = "Turn scored." if verdict["legal"] else "Turn flagged: " + "; ".join(
-        v["message"] for v in verdict["violations"])
+    msg = "Turn scored." if verdict["legal"] else flagged_message(verdict)
     return done(msg, "/", turn=verdict)
 
 
@@ -184,8 +184,7 @@ def show_hand():
     player = player_arg(data)
     verdict = run(lambda: table.show_hand(hand, player))
     if not verdict["legal"]:
-        return done("Shown hand flagged: " + "; ".join(v["message"] for v in verdict["violations"]),
-                    "/", turn=verdict)
+        return done(flagged_message(verdict, "Shown hand"), "/", turn=verdict)
     return done(f"{verdict['player']} shows the hand and takes three new cards.", "/",
                 turn=verdict)
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ..rules.record import RecordError
 from ..rules.seats import checked_starter, leaders
 from .record import (
+    VARIANT,
     CardRecord,
     CardRecordTurn,
     CardReplayState,
@@ -75,6 +77,9 @@ def card_hints(layout: CardLayout) -> dict[str, int]:
 
 @dataclass
 class CardMatch:
+    #: the game, as ``zatre_vision.variants`` names it
+    variant: ClassVar[str] = VARIANT
+
     players: list[str]
     starter: str | None = None
     turns: list[CardRecordTurn] = field(default_factory=list)

@@ -48,6 +48,13 @@ class TableCardMatch(CardMatch):
         """The layout the next turn is laid on (the board game's ``Match.board``)."""
         return self.layout
 
+    def set_cell(self, cell: str, value: int | None) -> None:
+        """Correct a card of the current round (the board game's ``Match.set_cell``)."""
+        self.set_card(cell, value)
+
+    def declare_held(self, *_args) -> None:
+        raise CardMatchError("the card game has no held-back tiles")
+
     def pass_turn(self, player: str | None = None):
         """The player cannot lay a card and no card of the stack would fit: a turn with
         nothing placed, then the next seat plays."""

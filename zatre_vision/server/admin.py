@@ -181,7 +181,7 @@ def turn():
     player = forms.optional_name(data.get("player"))
     verdict = run(lambda: ctx().table.commit_turn(placed, hand, source="manual", player=player))
     if not verdict["legal"]:
-        msg = "Turn flagged: " + "; ".join(v["message"] for v in verdict["violations"])
+        msg = messages.flagged_message(verdict)
     elif not placed:
         msg = f"Passed: {verdict['player']} places nothing this turn."
     else:
@@ -269,7 +269,7 @@ def set_cell():
 @bp.post("/table/waiting-cell")
 @require_pin
 def waiting_cell():
-    """The value of the cell a camera turn waits for (issue 41): one tap on the
+    """The value of the cell a camera turn waits for: one tap on the
     dashboard. ``value`` empty: no tile of that turn lies there."""
     data = forms.payload()
     name = forms.cell(data.get("cell"))

@@ -111,7 +111,7 @@ def register():
 @require_pin
 def accept():
     from ..calibrate import files
-    from ..vision.calibration import Calibration
+    from ..vision.location import Calibration
 
     p = paths()
     if not p["candidate"].is_file():

@@ -83,7 +83,7 @@ def _camera_pipeline(settings):
     from ..camera.base import SourceError
     from ..config import calibration_path
     from ..tracking.sources import camera_service
-    from ..vision.calibration import CalibrationError
+    from ..vision.location import CalibrationError
 
     def make(table, source, players):
         try:
@@ -208,8 +208,8 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
 
     def shutdown(signum=None, frame=None):
         # Only the first signal acts, and it only ends server.run(): the cleanup is the
-        # finally below. (Work done in the handler itself deadlocked when a second
-        # SIGTERM came while the first was inside camera.stop(), holding its lock.)
+        # finally below: work done in the handler itself would deadlock when a second
+        # SIGTERM comes while the first is inside camera.stop(), holding its lock.
         if stopping.is_set():
             return
         stopping.set()

@@ -1,4 +1,4 @@
-"""User-visible sentences of the club-evening pages (issue 39) in one place, in plain
+"""User-visible sentences of the club-evening pages in one place, in plain
 English, ready to be wrapped for translation; and the refusal that offers a choice."""
 
 from __future__ import annotations
@@ -41,6 +41,12 @@ EVENT_HELD_UNNAMED = "Tiles kept back: {tiles}."
 EVENT_FINISH = "Match finished; minus points: {minus}."
 EVENT_ANNUL = "Match annulled: {reason}"
 EVENT_OTHER = "{kind}."
+
+
+def flagged_message(verdict: dict, what: str = "Turn") -> str:
+    """"Turn flagged: <reason>; <reason>" for a turn the engine flagged (``verdict`` as
+    ``Table.commit_turn`` returns it); ``what="Shown hand"`` for a shown hand."""
+    return f"{what} flagged: " + "; ".join(v["message"] for v in verdict["violations"])
 
 
 def points_phrase(points: int, gain: int) -> str:

@@ -49,9 +49,9 @@ class TileLearning:
 
     # -- readers ------------------------------------------------------------------------
     def reader(self, adapted: bool):
-        from ..vision.classify import DEFAULT_MODEL
         from ..vision.reader import BoardReader
-        from ..vision.tile_adapt import TileAdaptation, TilesError, attach
+        from ..vision.reading.classify import DEFAULT_MODEL
+        from ..vision.reading.tile_adapt import TileAdaptation, TilesError, attach
 
         r = BoardReader(self.model or DEFAULT_MODEL, threads=1)
         if adapted and self.tiles_file.is_file():
@@ -169,7 +169,7 @@ class TileLearning:
 
     def _fit(self, items: list, on_saved, skip_unreadable: bool) -> None:
         from ..calibrate.tiles import TruthError, calibrate_tiles, load_photo
-        from ..vision.tile_adapt import TilesError
+        from ..vision.reading.tile_adapt import TilesError
 
         try:
             reader = self.reader(adapted=False)
@@ -227,7 +227,7 @@ def learning() -> TileLearning:
 
 
 def _tiles_file() -> Path:
-    from ..vision.tile_adapt import tiles_path
+    from ..vision.reading.tile_adapt import tiles_path
 
     return tiles_path(calibration_path(current_app.extensions["zatre"].config))
 

@@ -8,7 +8,7 @@ hull between foot and top, and the shadow is accumulated into a separate mask.
 ``HELD_OUT_STYLES`` are tile sets of other makers that training never shows (other pip
 spacing, size, shape and finish, coloured pips, warmer or greyer bodies, other tile
 sizes and thickness): ``TileConfig(style=NAME)`` renders every photo with one of them,
-so that adapting the reader to a table's own set (``vision/tile_adapt.py``) is
+so that adapting the reader to a table's own set (``vision/reading/tile_adapt.py``) is
 measured on tiles the base model never saw.
 """
 

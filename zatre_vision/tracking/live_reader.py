@@ -36,7 +36,7 @@ class LiveBoardReader:
     def read(self, image):
         if self.saved:
             return self.reader.read(image)
-        from ..vision.calibration import CalibrationError
+        from ..vision.location import CalibrationError
 
         try:
             return self._read(image)
@@ -48,7 +48,7 @@ class LiveBoardReader:
             return self._read(image)
 
     def _read(self, image):
-        from ..vision.calibration import line_score, make_calibration
+        from ..vision.location import line_score, make_calibration
         from ..vision.reader import work_image
 
         current = self.reader.calibration

@@ -102,7 +102,7 @@ def hand_cells(occluded: frozenset[str], moving: frozenset[str] | set[str]) -> f
     lone occluded call on a still board is not a hand: a hand hides a patch of cells,
     and a lone call is nearly always a visible cell the reader cannot read (a blurred
     tile, a marble vein, a glint; the vision benchmark's wide set: 72 of 75 lone calls,
-    against 3 of 1,131 calls in patches, ``vision.cell_evidence.no_hand_near``). Taken
+    against 3 of 1,131 calls in patches, ``vision.reading.cell_evidence.no_hand_near``). Taken
     for a hand, a blurred tile at the press was "covered", so a turn waited for the
     operator for a tile that lay there all along."""
     out = set()

@@ -79,7 +79,7 @@ class RecordedGameSource:
 
 
 def model_available() -> bool:
-    from ..vision.classify import DEFAULT_MODEL
+    from ..vision.reading.classify import DEFAULT_MODEL
 
     return Path(DEFAULT_MODEL).is_file()
 
@@ -106,9 +106,9 @@ def camera_service(table, spec: str, players: Sequence[str] | None = None,
     source = open_source(spec, players, seed, size, controls, fps or 5.0, flicker_hz)
 
     def reader():
-        from ..vision.classify import DEFAULT_MODEL
         from ..vision.reader import BoardReader
-        from ..vision.tile_adapt import TilesError, load_beside
+        from ..vision.reading.classify import DEFAULT_MODEL
+        from ..vision.reading.tile_adapt import TilesError, load_beside
 
         synthetic = spec.strip() in SYNTHETIC
         cal = files.load_board(calibration) if not synthetic else None

@@ -2,7 +2,7 @@
 
 Photos come from ``synth.photos.render_photo`` rendered directly at ``RENDER_SIZE``
 (the renderer scales blur and noise with the frame), then reduced to the network's
-input exactly as the reader reduces a camera frame (``vision.board_net.net_input``).
+input exactly as the reader reduces a camera frame (``vision.location.net_input``).
 Targets, at half the input resolution:
 
 - ``mask``: the fraction of each pixel inside the outer outline of the 15 x 15 grid,
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..vision.board_net import INPUT_H, INPUT_W, OUT_STRIDE, net_input
+from ..vision.location import INPUT_H, INPUT_W, OUT_STRIDE, net_input
 from .dataset import truth_projector
 
 RENDER_SIZE = (448, 336)

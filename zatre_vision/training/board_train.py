@@ -14,7 +14,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from ..vision.board_net import INPUT_H, INPUT_W, OUT_STRIDE, decode, net_input
+from ..vision.location import INPUT_H, INPUT_W, OUT_STRIDE, decode, net_input
 from .board_data import CORNER_SIGMA, RENDER_SIZE, BoardDataSpec, build
 from .board_model import BoardNet
 from .data_cache import cached
@@ -153,7 +153,7 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
         "input_size": [INPUT_W, INPUT_H],
         "input": {"layout": f"1 x 3 x {INPUT_H} x {INPUT_W}, float32 0..255, BGR",
                   "preparation": "frame reduced to fit (aspect kept, INTER_AREA), padded "
-                                 "black, centred; see zatre_vision/vision/board_net.py"},
+                                 "black, centred; see zatre_vision/vision/location/board_net.py"},
         "output": {"layout": f"1 x 2 x {INPUT_H // OUT_STRIDE} x {INPUT_W // OUT_STRIDE} "
                              "logits",
                    "channels": ["inside the outer grid outline", "outer grid corners "

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..vision.cells import CROP, CROP_ORIGINS, crops, maps_from, normalise, rectify_board
 from ..vision.geometry import CELL_NAMES
+from ..vision.reading.cells import CROP, CROP_ORIGINS, crops, maps_from, normalise, rectify_board
 
 OCCLUDED = 7
 SIZES = ((960, 720), (1280, 960), (640, 480))

@@ -1,7 +1,7 @@
 """The pip model's second ONNX output, ``features``: the penultimate layer (the
 global-average-pooled channels that the final linear layer turns into logits), N x 96
 for width 16. ``zatre calibrate tiles`` fits a table's own head on it
-(``vision/tile_adapt.py``).
+(``vision/reading/tile_adapt.py``).
 
 The output is added to the exported graph (``add_features_output``), not by changing
 the network: the logits are computed by the same nodes as before, bit for bit. Both
@@ -30,7 +30,7 @@ CARD_OUTPUTS = {
                "block, the input of the final linear layer; C = 6 x width = 96). Added "
                "to the exported graph by zatre_vision/training/features_output.py, which "
                "leaves the logits' nodes unchanged; zatre calibrate tiles fits a table's "
-               "own head on it (zatre_vision/vision/tile_adapt.py)"),
+               "own head on it (zatre_vision/vision/reading/tile_adapt.py)"),
 }
 
 

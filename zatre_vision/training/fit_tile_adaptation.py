@@ -1,4 +1,4 @@
-"""Fit the tile adaptation's constants (``vision.tile_adapt.AdaptConfig``) on tile sets
+"""Fit the tile adaptation's constants (``vision.reading.tile_adapt.AdaptConfig``) on tile sets
 that ``zatre bench adapt`` never renders (``synth.tiles.FITTING_STYLES``).
 
     python -m zatre_vision.training.fit_tile_adaptation [--test N] [--out FILE] [--cache DIR]
@@ -12,8 +12,9 @@ applied: the head itself is measured). Cost: WRONG_COST x silently wrong + uncer
 visible cells, summed over the styles; the ridge with the least cost wins, then
 ``temperature`` among TEMPERATURES and ``count_seen`` among COUNT_SEENS are chosen the
 same way, each with the values chosen before it. Prints the chosen values and writes
-every figure to ``benchmarks/results/adapt-fit.json``; the defaults of ``AdaptConfig``
-are set from it by hand. ``--cache DIR`` keeps the rendered photos (``STYLE.pkl``) for
+every figure to ``benchmarks/results/adapt-fit.json`` (``make bench`` runs it: its
+file is held to the code it measures like a benchmark's); the defaults of
+``AdaptConfig`` are set from it by hand. ``--cache DIR`` keeps the rendered photos (``STYLE.pkl``) for
 another run.
 """
 
@@ -31,15 +32,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from zatre_vision.bench.adapt_bench import _add, _commit, _score, calibration_photo
+from zatre_vision.bench.adapt_bench import _add, _score, calibration_photo
+from zatre_vision.bench.results import current_commit, write_result_file
 from zatre_vision.calibrate.tiles import WRONG_COST, Truth, fit_head, load_photo
 from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.synth.tiles import FITTING_STYLES
-from zatre_vision.vision.classify import DEFAULT_MODEL
 from zatre_vision.vision.reader import BoardReader
-from zatre_vision.vision.tile_adapt import AdaptConfig, attach
+from zatre_vision.vision.reading.classify import DEFAULT_MODEL
+from zatre_vision.vision.reading.tile_adapt import AdaptConfig, attach
 
 CALIBRATION_SEED = 5100
 TEST_SEED = 5200
@@ -159,8 +161,8 @@ def main(argv: list[str]) -> int:
                                                        count_seen=seen), heads)[0])
     seen = min(seen_cost, key=seen_cost.get)
     result = {
-        "fit": "tile adaptation constants (vision.tile_adapt.AdaptConfig)",
-        "commit": _commit(),
+        "fit": "tile adaptation constants (vision.reading.tile_adapt.AdaptConfig)",
+        "commit": current_commit(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "python -m zatre_vision.training.fit_tile_adaptation " + " ".join(argv),
         "styles": list(FITTING_STYLES), "test_photos_per_style": args.test,
@@ -171,8 +173,7 @@ def main(argv: list[str]) -> int:
         "base_model": base, "runs": rows,
         "seconds": round(time.process_time(), 1),
     }
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(json.dumps(result, indent=2) + "\n")
+    write_result_file(args.out, result)   # with the machine and what it measures
     print(json.dumps(result["chosen"]))
     return 0
 

@@ -16,8 +16,8 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm
 
-from ..vision.cells import CROP, MARGIN, PPC
-from ..vision.classify import CLASSES, kind_input
+from ..vision.reading.cells import CROP, MARGIN, PPC
+from ..vision.reading.classify import CLASSES, kind_input
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
 from .features_output import CARD_OUTPUTS, add_to_file
@@ -38,8 +38,9 @@ class TrainConfig:
     degrade: float = 0.45
     seed: int = TRAIN_SEED
     workers: int = 2
-    #: marble boards drawn for the training photos (and for the validation photos; 3
-    #: before session 17)
+    #: marble boards drawn for the training photos (and for the validation photos):
+    #: many uncertain empty cells are marble veins, and with fewer boards the network
+    #: sees the veins of only a few (16 boards measured no better than 8)
     textures: int = 8
     #: the network also takes each crop's cell kind (light x2 cell or not)
     cell_kind: bool = True
@@ -330,7 +331,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
         "input_size": CROP,
         "input": {"layout": "N x 1 x 24 x 24, float32", "channels": "grey",
                   "normalisation": "rectified board divided by its 98th percentile "
-                                   "(bright level = 1.0), see zatre_vision/vision/cells.py",
+                                   "(bright level = 1.0), see zatre_vision/vision/reading/cells.py",
                   "pixels_per_cell": PPC, "crop_cells": CROP / PPC, "board_margin": MARGIN,
                   **({"kind": "N x 1, float32: 1.0 for a light x2 cell, else 0.0"}
                      if cfg.cell_kind else {})},

@@ -18,13 +18,13 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from .calibration import make_calibration
-from .cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
-from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED
 from .geometry import CELL_NAMES
-from .hires import HiresReader
-from .pips import count_all
+from .location import make_calibration
 from .reader import BoardReader, work_image
+from .reading.cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
+from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED
+from .reading.hires import HiresReader
+from .reading.pips import count_all
 
 BENCH_SEED = 9001
 #: share of the wide set's boards pushed against the frame's edge, border cut off
@@ -114,28 +114,16 @@ def _record(row: tuple[int, int, int, int], group: list, splits: list[list]) -> 
 
 
 def provenance() -> dict:
-    """What made a result file: the commit (with "+changes" when the tree differs),
-    the UTC date, the machine and the command line."""
-    import datetime
-    import os
+    """What made a result file, taken before the run (the code that runs): the fields of
+    ``bench/results.py`` (commit, with "+changes" when the tree differs; UTC date;
+    machine, with its host name; command line; the paths measured)."""
     import platform
-    import subprocess
 
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", *args], capture_output=True, text=True,
-                                  timeout=10, cwd=Path(__file__).parent).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
+    from ..bench.results import command_line, run_info
 
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    if git("status", "--porcelain", "--untracked-files=no"):
-        commit += "+changes"
-    return {"commit": commit,
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus, "
-                       "shared with other jobs",
-            "command": " ".join(["zatre", *sys.argv[1:]])}
+    info = run_info(command_line())
+    info["machine"]["host"] = platform.node()
+    return info
 
 
 def baseline_ms(jpeg: bytes) -> float:
@@ -365,7 +353,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     base = float(np.median(base_times)) if base_times else 1.0
     ce = np.array(corner_err) if corner_err else np.zeros(1)
     res = {
-        "made_by": made_by,
+        **made_by,
         "set": {"photos": photos, "seed": seed,
                 "config": f"SynthConfig.wide({EDGE_PROBABILITY})" if wide
                 else "SynthConfig() (training ranges)",
@@ -460,7 +448,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         },
         "hires": ({"cells_reread": hires_cells, "photos": hires_photos,
                    "definition": "doubtful cells read again from the frame at its own "
-                                 "resolution (vision/hires.py), and on how many photos"}
+                                 "resolution (vision/reading/hires.py), and on how many photos"}
                   if hires else None),
         "by_hand": {
             "definition": "photos with a board, split by whether a hand or arm covers "
@@ -529,15 +517,6 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     return res
 
 
-def confusion_text(res: dict) -> str:
-    cm = res["confusion_matrix"]
-    names = cm["classes"]
-    lines = ["truth \\ CNN  " + " ".join(f"{n[:5]:>7}" for n in names)]
-    for name, row in zip(names, cm["counts"], strict=True):
-        lines.append(f"{name[:10]:>11}  " + " ".join(f"{v:7d}" for v in row))
-    return "\n".join(lines) + "\n"
-
-
 def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
                          progress: bool = True) -> dict:
     """The reader on photos from elsewhere: every ``truth.json`` under ``folder`` maps a
@@ -584,7 +563,7 @@ def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
                           "uncertain": int(u), "doubtful_frame": res.doubtful_frame})
     base = float(np.median(base_times))
     ms = float(np.median(times))
-    return {"made_by": made_by,
+    return {**made_by,
             "set": {"folder": str(folder), "photos": len(items),
                     "note": "photos with a board only; no hands in their truth"},
             "board_found_rate": round(n_found / max(len(items), 1), 5),
@@ -598,4 +577,4 @@ def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
             "photos": per_photo}
 
 
-__all__ = ["BENCH_SEED", "confusion_text", "provenance", "run_folder_benchmark", "run_vision_benchmark"]
+__all__ = ["BENCH_SEED", "provenance", "run_folder_benchmark", "run_vision_benchmark"]

@@ -31,10 +31,10 @@ def load_image(path: str):
 
 def _reader(model: str | None, calibration: str | None, markers: bool,
             tiles: str | None = None):
-    from .calibration import Calibration, CalibrationError
-    from .classify import DEFAULT_MODEL, ModelError
+    from .location import Calibration, CalibrationError
     from .reader import BoardReader
-    from .tile_adapt import TileAdaptation, TilesError
+    from .reading.classify import DEFAULT_MODEL, ModelError
+    from .reading.tile_adapt import TileAdaptation, TilesError
 
     cal = None
     if calibration:
@@ -68,7 +68,7 @@ def _reader(model: str | None, calibration: str | None, markers: bool,
 def read(images: tuple[str, ...], calibration: str | None, save_calibration: str | None,
          markers: bool, model: str | None, tiles: str | None, indent: int | None) -> None:
     """Read photos of the board: which cells hold a tile and how many pips it shows."""
-    from .calibration import CalibrationError
+    from .location import CalibrationError
 
     for path in images:  # fail early on a missing file, before any output
         if not path:
@@ -115,7 +115,7 @@ def _check_calibration_target(path: str) -> None:
     not some other file that saving would overwrite)."""
     from ..calibrate.files import read_raw
     from ..errors import check_folder
-    from .calibration import CalibrationError
+    from .location import CalibrationError
 
     check_folder(path)
     try:
@@ -128,7 +128,7 @@ def _save_calibration(path: str, img, model) -> None:
     """Save the board part as ``zatre calibrate board`` does: atomically, keeping the
     camera controls already in the file."""
     from ..calibrate.files import save_board
-    from .calibration import make_calibration
+    from .location import make_calibration
     from .reader import WORK_SIDE
 
     h, w = img.shape[:2]
@@ -270,17 +270,18 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
                    "never saw (synth/board_art.py HELD_OUT_PRINTS).")
 @click.option("--hires", is_flag=True,
               help="Read doubtful cells again from the frame at its own resolution "
-                   "(vision/hires.py).")
+                   "(vision/reading/hires.py).")
 @click.option("--size", default="1280x960", show_default=True,
               help="The photos' size, WxH (e.g. 2560x1920: more pixels per cell).")
 def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: str,
                  board_art: str, seed: int | None, folder: str | None, tiles: str,
                  prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
+    from ..bench.results import write_result_file
     from ..errors import check_output_file
     from ..training.seeds import TRAINING_SEEDS
-    from .bench import BENCH_SEED, confusion_text, run_folder_benchmark, run_vision_benchmark
-    from .classify import DEFAULT_MODEL, ModelError
+    from .bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
+    from .reading.classify import DEFAULT_MODEL, ModelError
 
     if folder is not None:
         if not Path(folder).is_dir() or not any(Path(folder).rglob("truth.json")):
@@ -290,9 +291,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
             res = run_folder_benchmark(Path(folder), Path(model) if model else DEFAULT_MODEL)
         except (ModelError, ValueError, KeyError) as exc:
             raise InputError(f"{folder}: {exc}") from None
-        p = Path(out)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+        write_result_file(out, res)
         click.echo(json.dumps({k: res[k] for k in ("board_found_rate", "silent",
                                                    "boards_exactly_right")}, indent=2))
         click.echo(f"results written to {out}", err=True)
@@ -337,10 +336,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
     card = (card and wide and board_art == "drawn" and seed in (None, default_seed)
             and tiles == "training" and print_list == ("peri",) and not hires
             and wh == (1280, 960))
-    p = Path(out)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
-    p.with_name(p.stem + "-confusion.txt").write_text(confusion_text(res), encoding="utf-8")
+    write_result_file(out, res)
     if card:
         card_path = model_path.with_suffix(model_path.suffix + ".json")
         if card_path.exists():

@@ -8,6 +8,10 @@ image, then one radial lens term about the image centre (barrel: k < 0),
 ``x_d = c + (x_u - c) * (1 + k * |x_u - c|^2 / s^2)`` with ``s`` half the image's
 larger side. The one term is enough for the Pi camera lenses (barrel, k > 0) and lets
 the grid fit stay within a fraction of a line width at the board's edges.
+
+The shared vocabulary of board location (``location/``) and cell reading
+(``reading/``): both sides speak in ``GridModel``, ``CELL_NAMES`` and ``IS_LIGHT``, so it
+lives beside them rather than in either.
 """
 
 from __future__ import annotations

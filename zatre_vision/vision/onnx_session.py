@@ -1,5 +1,6 @@
 """One way to open an ONNX model for the reader: CPU, a fixed number of threads,
-sequential, quiet; a model that will not load raises the caller's one-line error."""
+sequential, quiet; a model that will not load raises the caller's one-line error. Shared by the board network
+(``location/board_net.py``) and the pip classifier (``reading/classify.py``)."""
 
 from __future__ import annotations
 

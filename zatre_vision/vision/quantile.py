@@ -6,7 +6,7 @@ grid fit calls it some 25 times a frame on samples of a few hundred to two thous
 values, and the reader a few times a frame on the middles of cell crops (by row). These
 give the same values, bit for bit (the same two order statistics from ``np.partition``
 and the same interpolation, ``numpy.lib._function_base_impl._lerp``), for finite
-samples.
+samples. Shared by board location and cell reading.
 """
 
 from __future__ import annotations

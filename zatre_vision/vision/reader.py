@@ -24,9 +24,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .board_net import DEFAULT_BOARD_MODEL
-from .calibration import Calibration, board_moved
-from .cell_evidence import (
+from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
+from .location import (
+    DEFAULT_BOARD_MODEL,
+    BoardLocator,
+    Calibration,
+    Proof,
+    ProofConfig,
+    by_print,
+    locate_board,
+    prove,
+)
+from .reading.cell_evidence import (
     TOUCHING,
     at_hand,
     bare_board,
@@ -36,7 +45,7 @@ from .cell_evidence import (
     sharpness,
     weakest_direction_sharpness,
 )
-from .cells import (
+from .reading.cells import (
     ALL_CELLS,
     CROP,
     crops,
@@ -46,16 +55,11 @@ from .cells import (
     oriented,
     rectify_board,
 )
-from .classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
-from .find_board import BoardLocator
-from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
-from .hires import HiresReader
-from .markers import locate_with_markers
-from .orient import by_print
-from .pips import CANNOT_TELL, count_all
-from .print_proof import Proof, ProofConfig, prove
-from .read_result import ReadResult, settle
-from .tile_adapt import TileAdaptation, attach
+from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
+from .reading.hires import HiresReader
+from .reading.pips import CANNOT_TELL, count_all
+from .reading.read_result import ReadResult, settle
+from .reading.tile_adapt import TileAdaptation, attach
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -87,7 +91,7 @@ UNCOUNTED_MARGIN = 0.1
 #: on a blurred photo (``sharpness`` below SHARP_ENOUGH) a light x2 cell is empty only
 #: from this probability of "empty" on: a blurred tile and a bare light cell are both a
 #: plain bright square, and the network that knows the cell's kind calls such tiles
-#: empty less often but more surely (session 17). Chosen on wide seed 7001 (first 150
+#: empty less often but more surely. Chosen on wide seed 7001 (first 150
 #: photos: wrong cells 464 -> 454, uncertain 680 -> 754, exact boards 81 -> 81 of 147;
 #: 0.8: 461 / 704 / 81; 0.95: 452 / 808 / 79), then seen on the benchmark sets.
 LIGHT_EMPTY_BLURRED = 0.9
@@ -99,11 +103,11 @@ LIGHT_EMPTY_BLURRED = 0.9
 #: from 10 doubtful cells on, 1.2 % at 8-9, 0.02 % at 0-1). Such a ``doubtful_frame``
 #: reports no cell as read: all 193 are uncertain (a live table keeps their settled
 #: values and waits for a better frame). Chosen on seed 7001 (wrong cells on the boards
-#: found 103 -> 43, 8 and 12 give 40 and 43); docs/vision-notes.md, session 19. Until
-#: session 21 the dark cells read empty still counted as read there; they held most of
-#: the wrong cells left (wide seeds 7001 / 6201: 29 of 43 / 50 of 140, boards fitted a
-#: cell or two off under heavy blur), and two such frames in a row could tell the live
-#: tracker that a tile had been lifted.
+#: found 103 -> 43, 8 and 12 give 40 and 43); docs/vision-reading.md. The dark cells read
+#: empty count as doubts there too: left as read, they held most of the wrong cells
+#: left (wide seeds 7001 / 6201: 29 of 43 / 50 of 140, boards fitted a cell or two off
+#: under heavy blur), and two such frames in a row could tell the live tracker that a
+#: tile had been lifted.
 DOUBTFUL_FRAME = 10
 #: a photo whose crops have a ``weakest_direction_sharpness`` below this is streaked or
 #: blurred past reading its pips: 2 % of the photos whose pips are clear fall below it
@@ -119,8 +123,8 @@ DOUBTFUL_FRAME_STREAKED = 3
 #: a dark cell the network reads empty but whose middle is bright like a tile
 #: (``looks_like_tiles``: blur, glare, or bright marble on an overexposed photo) is left
 #: uncertain when the network's own probability of "empty" is below this; from it on the
-#: cell is empty, but still counts as a doubt towards DOUBTFUL_FRAME. Session 19, from
-#: "always uncertain": no change on seed 7001 (the tuning set), exact boards 142 -> 145
+#: cell is empty, but still counts as a doubt towards DOUBTFUL_FRAME. Against "always
+#: uncertain": no change on seed 7001 (the tuning set), exact boards 142 -> 145
 #: on seed 8101 and 134 -> 147 on 9001, no more wrong cells on any (0.6: 7001 one more
 #: wrong cell; 0.0: four); many such cells are bright marble on photos exposed beyond
 #: the training ranges.
@@ -134,7 +138,7 @@ BRIGHT_EMPTY_BELOW = 0.7
 #: hidden cells were read wrongly on seeds 7001, 8101 and 9001), nor on blurred photos,
 #: where a blurred tile does. Chosen on seed 7001 (exact boards 109 -> 118, no more
 #: wrong cells; 7: 120 there, but 4 and 1 more wrong cells on 9001 and 8101);
-#: docs/vision-notes.md, session 20.
+#: docs/vision-reading.md.
 EMPTY_ODDS_SHARP = 4.0
 #: on a photo that is not blurred, a light x2 cell with no hand near (``no_hand_near``)
 #: has its odds of "empty" multiplied by this; such a cell is then read empty only from
@@ -146,7 +150,7 @@ EMPTY_ODDS_SHARP = 4.0
 #: hidden cells read wrong 11 at each; checked on 9001, 8101, 6301 and 6401: 700 -> 722
 #: exact, wrong 21 -> 21, hidden read wrong 19 -> 20. Not near a hand, where a tile
 #: under the hand's edge then reads empty, nor on blurred photos (LIGHT_EMPTY_BLURRED).
-#: Session 25 of docs/vision-notes.md.
+#: docs/vision-reading.md.
 LIGHT_EMPTY_ODDS = 6.0
 #: ``sharpness`` from which a photo counts as clearly sharp (about half of the wide
 #: benchmark's photos; SHARP_ENOUGH is the bar below which one is blurred)
@@ -227,7 +231,7 @@ class ReaderConfig:
     def model_card_entry(self) -> dict:
         """The model-dependent fields as the model card lists them."""
         return {"fitted_by": "hand-tuned on the wide benchmark's tuning seeds (7001, 6101, "
-                             "6201; docs/vision-notes.md), not yet by a committed script",
+                             "6201; docs/vision-reading.md), not yet by a committed script",
                 "values": {name: getattr(self, name) for name in self.MODEL_DEPENDENT},
                 "described": [line for line in self.describe()
                               if line.split(" = ")[0] in self.MODEL_DEPENDENT]}
@@ -408,20 +412,12 @@ class BoardReader:
     # -- geometry ----------------------------------------------------------------------
     def _models(self, work: np.ndarray, grey: np.ndarray
                 ) -> tuple[list[tuple[GridModel, float]], str]:
-        """Candidate grid models (best first) and where they came from. ``work`` is
-        already undistorted when the calibration has lens intrinsics (``read``);
-        ``grey`` is ``work`` in grey."""
-        h, w = work.shape[:2]
-        if self.calibration is not None and not board_moved(
-                work, self.calibration, contrast=self.moved_contrast):
-            return [(self.calibration.model_for(w, h), self.calibration.line_score)], \
-                "calibration"
-        if self.markers:
-            r = locate_with_markers(work)
-            if r.found:
-                return [(r.model, r.score)], "markers"
-        found = self.locator.locate(work, grey)
-        return list(found.result.candidates[:MAX_CANDIDATES]), f"locate:{found.method}"
+        """Candidate grid models (best first) and where they came from
+        (``location.locate_board``). ``work`` is already undistorted when the
+        calibration has lens intrinsics (``read``); ``grey`` is ``work`` in grey."""
+        candidates, source = locate_board(work, grey, self.locator, self.calibration,
+                                          self.markers, self.moved_contrast)
+        return candidates[:MAX_CANDIDATES], source
 
     def _proved_reading(self, work: np.ndarray, grey: np.ndarray,
                         candidates: list[tuple[GridModel, float]], source: str
@@ -643,7 +639,7 @@ class BoardReader:
         cells, all on photos blurred beyond the training ranges (wide benchmark set, with
         the 0.96 recheck: 90 wrong / 1,541 uncertain cells / 126 exact boards of 287
         against 95 / 1,568 / 120 at 0.6 and the 0.95 recheck; the steps are in
-        docs/vision-notes.md).
+        docs/vision-reading.md).
 
         A cell with no hand near (``no_hand_near``) is read without the occluded class:
         its share goes to the other classes in proportion. A cell that only this makes

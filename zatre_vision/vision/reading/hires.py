@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..geometry import GridModel
 from .cells import CROP, CROP_ORIGINS, MARGIN, PPC
-from .geometry import GridModel
 
 
 @dataclass

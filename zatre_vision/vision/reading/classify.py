@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .geometry import IS_LIGHT
-from .onnx_session import open_session
+from ..geometry import IS_LIGHT
+from ..onnx_session import open_session
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pips.onnx"
+DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "models" / "pips.onnx"
 CLASSES = ("empty", "1", "2", "3", "4", "5", "6", "occluded")
 OCCLUDED = CLASSES.index("occluded")
 

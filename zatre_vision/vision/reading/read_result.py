@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import GridModel, reading_key
-from .print_proof import Proof
+from ..geometry import GridModel, reading_key
+from ..location import Proof
 
 
 @dataclass

@@ -22,10 +22,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .onnx_session import open_session
+from ..onnx_session import open_session
 from .quads import order_corners, quad_from_lines
 
-DEFAULT_BOARD_MODEL = Path(__file__).resolve().parents[2] / "models" / "board.onnx"
+DEFAULT_BOARD_MODEL = Path(__file__).resolve().parents[3] / "models" / "board.onnx"
 INPUT_W, INPUT_H = 224, 168
 OUT_STRIDE = 2
 #: mask probability that counts as board

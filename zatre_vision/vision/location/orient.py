@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .geometry import GridModel
+from ..geometry import GridModel
 from .locate import EDGE_POINTS, relabelled, top_edge_angles
 
 #: sample points inside the label, grid units (cells (14, 13) .. (14, 14) of the cut

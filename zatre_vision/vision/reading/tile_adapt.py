@@ -30,9 +30,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..geometry import IS_LIGHT
 from .cells import moved_crops, oriented
 from .classify import CLASSES, OCCLUDED, softmax
-from .geometry import IS_LIGHT
 
 #: ABSENT_PRESENT: the head decides which value a tile shows, and whether a cell the base
 #: network calls occluded holds a tile; it does not alone overturn the base network's

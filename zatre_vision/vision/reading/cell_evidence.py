@@ -13,10 +13,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..geometry import CELL_COLROW, IS_LIGHT
+from ..quantile import row_percentiles
 from .classify import OCCLUDED
-from .geometry import CELL_COLROW, IS_LIGHT
 from .pips import TILE_LEVEL, middle, middle_levels
-from .quantile import row_percentiles
 
 #: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
 #: to look like a tile

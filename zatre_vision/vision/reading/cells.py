@@ -14,8 +14,8 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from .geometry import CELL_COLROW, CELL_NAMES, GridModel, sampled_map, smoothed_for_sampling
-from .quantile import percentile
+from ..geometry import CELL_COLROW, CELL_NAMES, GridModel, sampled_map, smoothed_for_sampling
+from ..quantile import percentile
 
 PPC = 20
 CROP = 24

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import (
+from ..geometry import (
     CARDBOARD,
     GRID_CORNERS,
     GRID_EDGES,
@@ -29,8 +29,8 @@ from .geometry import (
     dlt_homography,
     smoothed_for_sampling,
 )
+from ..quantile import percentile
 from .quads import order_corners, quad_from_lines
-from .quantile import percentile
 
 #: Working size of the coarse step (longer side, pixels).
 COARSE_SIDE = 320

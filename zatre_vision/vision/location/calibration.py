@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .geometry import GridModel
+from ..geometry import GridModel
 from .grid_fit import polish
 from .locate import ridge_search, to_grey
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .geometry import GridModel
-from .quantile import percentile
+from ..geometry import GridModel
+from ..quantile import percentile
 
 #: rectified pixels per cell for the check (cheap: 170 x 170 pixels)
 PPC = 10

@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .geometry import GridModel
+from ..geometry import GridModel
 from .locate import LocateResult, refine, to_grey
 
 MARKER_IDS = (0, 1, 2, 3)

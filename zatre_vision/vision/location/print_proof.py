@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ..rules.board import CELLS, LIGHT, row_col
-from .geometry import GridModel, smoothed_for_sampling
+from ...rules.board import CELLS, LIGHT, row_col
+from ..geometry import GridModel, smoothed_for_sampling
 from .grid_fit import shifted
 
 #: rectified pixels per cell for the check

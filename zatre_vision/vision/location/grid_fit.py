@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import (
+from ..geometry import (
     GRID_EDGES,
     GridModel,
     HomographyFitter,
@@ -47,6 +47,7 @@ from .geometry import (
     covering_window,
     homography_from_corners,
 )
+from ..quantile import percentile
 from .locate import (
     EDGE_NORMALS,
     EDGE_POINTS,
@@ -57,7 +58,6 @@ from .locate import (
     ridge_search,
     upright,
 )
-from .quantile import percentile
 
 #: the search image is reduced (by halving) until a cell is at most this many pixels
 MAX_SEARCH_CELL_PX = 24.0
@@ -79,10 +79,10 @@ PHASE_SHIFTS = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 
 #: rounds of the phase check, and the margin a shift must win by. After a shift, the
 #: check runs again and only the same shift again, by the larger margin, goes on: a fit
 #: several cells off along one axis (a network outline cells off) walks back a cell a
-#: round while the board's own lines keep showing beyond the fit's edge (session 16:
-#: seed 8101's photo 267, 4.2 cells down, came back; any second shift, as in earlier
-#: sessions, moved fits two cells away more often than it mended them, and continuing
-#: by the first margin moved one real-print fit a cell off)
+#: round while the board's own lines keep showing beyond the fit's edge (seed 8101's
+#: photo 267, 4.2 cells down, comes back; allowing any second shift moved fits two
+#: cells away more often than it mended them, and continuing by the first margin moved
+#: one real-print fit a cell off)
 PHASE_ROUNDS = 5
 PHASE_MARGIN = 0.02
 PHASE_CONTINUE_MARGIN = 0.1

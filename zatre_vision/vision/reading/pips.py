@@ -8,9 +8,9 @@ A judge that is often wrong is worse than none: every disagreement sends a cell 
 CNN read right to the table as uncertain. So the count is given only when every blob
 on the tile looks like one pip (small, compact, round); on a blurred or streaked tile
 (pips merged, smeared into lines, or cut by the tile's edge) the counter abstains.
-On the benchmark's doubtful cells the earlier counter, which ignored blobs of the
-wrong size, undercounted and contradicted a right CNN reading on 170 of 625 cells;
-this one on about 30, catching the same wrong ones (docs/vision-notes.md).
+A counter that merely ignores blobs of the wrong size undercounts: on the benchmark's
+doubtful cells it contradicted a right CNN reading on 170 of 625 cells, this one on
+about 30, catching the same wrong ones (docs/vision-reading.md).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..quantile import row_percentiles
 from .cells import CROP, PPC
-from .quantile import row_percentiles
 
 #: a crop whose middle is darker than this (board bright level = 1) holds no tile
 TILE_LEVEL = 0.45

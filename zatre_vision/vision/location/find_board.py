@@ -41,6 +41,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..geometry import GridModel
 from .board_net import DEFAULT_BOARD_MODEL, BoardFinder, BoardModelError, BoardOutline
 from .border import (
     border_brightness,
@@ -48,7 +49,6 @@ from .border import (
     shifts_along_one_axis,
     shifts_towards_board,
 )
-from .geometry import GridModel
 from .grid_fit import FitResult, fit_from_corners, score_corner_sets, score_model, shifted
 from .locate import LocateResult, coarse_grid_corners, locate, to_grey
 from .orient import by_print
@@ -66,17 +66,17 @@ SETTLED_QUARTER = 0.65
 #: a fit with at least this line contrast is a board on its own
 MIN_SCORE = 0.6
 #: a texture fit (``texture_fit``) whose middle lies inside a sure network outline is a
-#: board on its own from this line contrast. Session 19, from MIN_SCORE: one more board
+#: board on its own from this line contrast, below MIN_SCORE: one more board
 #: found on seed 8101 (photo 195, 0.59, 0.13 cell off) and on seed 7001 (144, 0.59, 1.1
 #: cells off: its tiles are mostly left uncertain, 4 wrong cells instead of 39); no
 #: board on 300 photos without one (wide seed 8303, training ranges 8304), seed 9001
-#: read as before
+#: read as with MIN_SCORE
 TEXTURE_MIN_SCORE = 0.55
 #: a fit down to this contrast is a board when it agrees with the network's outline
 MIN_SCORE_AGREEING = 0.35
 #: agreement: every fitted corner within this many cells of the network's corner (a
-#: cell: the network puts a corner of a blurred board up to about a cell off. Session 16,
-#: from 0.75: three more boards found, 086 of the wide set, 202 of seed 8101's, 122 of
+#: cell: the network puts a corner of a blurred board up to about a cell off. Against
+#: 0.75: three more boards found, 086 of the wide set, 202 of seed 8101's, 122 of
 #: the real print's, all blurred (086 near the training ranges' limits, the others
 #: beyond them), their cells then mostly uncertain instead of every tile wrong: wrong cells 158 -> 98 (all cells of the wide
 #: set's boards, found or not); no board reported on 300 photos without one; 1.25 and
@@ -88,9 +88,9 @@ FITS_AGREE_CELLS = 0.5
 #: the network's outline must be this sure to vouch for a faint fit
 MIN_CONFIDENCE = 0.8
 #: the texture fit runs only where the network is at least this sure of a board.
-#: Session 19, from MIN_CONFIDENCE (0.8): seed 8101's photo 14 found (outline
-#: confidence 0.77, texture fit 0.58, 0.17 cell off; 61 tiles counted wrong before);
-#: seeds 7001 and 9001 read as before, no board on the 300 no-board photos (wide seed
+#: Below MIN_CONFIDENCE (0.8): seed 8101's photo 14 found (outline confidence 0.77,
+#: texture fit 0.58, 0.17 cell off; 61 tiles counted wrong at 0.8); seeds 7001 and
+#: 9001 read as at 0.8, no board on the 300 no-board photos (wide seed
 #: 8303, training ranges 8304); seed 8101's read p90 0.63 -> 0.72 s
 TEXTURE_MIN_CONFIDENCE = 0.7
 #: of the grids moved towards the board, this many (darkest border first) are tried
@@ -167,7 +167,7 @@ def _moved_one_way(grey: np.ndarray, fit: FitResult, sides: tuple[float, ...]
                    ) -> FitResult | None:
     """Up to ``border.MAX_SHIFT`` refits along the one axis. On the real board's print
     (the wide benchmark's scenes) two boards one and two cells off are found right
-    (when it was added in session 12, wrong cells on found boards 210 -> 113); on the
+    (wrong cells on found boards 210 without these refits, 113 with them); on the
     drawn boards it changes no reading."""
     best = None
     for s in shifts_along_one_axis(sides):
