@@ -38,7 +38,7 @@ def test_augmentation_draws_the_same_numbers_with_the_device_named():
 def test_a_time_budget_sizes_the_epochs_and_the_card_says_so(tmp_path):
     pytest.importorskip("torch", reason="training needs the train extra")
     from zatre_vision.training.train import QUICK, train
-    from zatre_vision.vision.classify import PipClassifier
+    from zatre_vision.vision.reading.classify import PipClassifier
 
     out = tmp_path / "pips.onnx"
     # a budget far too small for one epoch still trains one, never zero
