@@ -8,58 +8,20 @@ is a cycle and fails the test, named module by module."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
+from zatre_vision.bench.measures import imports_of, module_files
+
 PACKAGE = Path(__file__).resolve().parents[1] / "zatre_vision"
 
 
-def module_names(root: Path) -> dict[str, tuple[Path, bool]]:
-    """Dotted name -> (file, is a package's ``__init__``)."""
-    out = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = list(path.relative_to(root.parent).with_suffix("").parts)
-        is_pkg = parts[-1] == "__init__"
-        out[".".join(parts[:-1] if is_pkg else parts)] = (path, is_pkg)
-    return out
-
-
-def _known(name: str, modules: dict) -> str | None:
-    while name not in modules and "." in name:
-        name = name.rsplit(".", 1)[0]
-    return name if name in modules else None
-
-
 def import_graph(root: Path) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports."""
-    top = root.name
-    modules = module_names(root)
-    graph: dict[str, set[str]] = {}
-    for name, (path, is_pkg) in modules.items():
-        edges: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names if a.name.split(".")[0] == top]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = name.split(".") if is_pkg else name.split(".")[:-1]
-                    base = base[:len(base) - (node.level - 1)]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                elif node.module and node.module.split(".")[0] == top:
-                    target = node.module
-                else:
-                    continue
-                # "from pkg import sub" imports the submodule when there is one
-                targets = [f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target
-                           for a in node.names]
-            else:
-                continue
-            edges.update(t for t in (_known(t, modules) for t in targets) if t)
-        edges.discard(name)
-        graph[name] = edges
-    return graph
+    """Module -> the package's modules it imports (the reading the benchmarks' result
+    files use for what they measure, ``bench.measures``)."""
+    modules = module_files(root)
+    return {name: imports_of(name, modules) for name in modules}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
