@@ -3,7 +3,11 @@ without the classifier: what a read holds (:class:`FakeRead`), reads given in or
 (:class:`ScriptedReader`), reads from a synthetic game's ground truth
 (:class:`TruthReader`) and reads of a board the test changes (:class:`BoardReader`).
 
-A read carries the fields of ``vision.reader.ReadResult`` that tracking uses."""
+A read carries the fields of ``vision.reader.ReadResult`` that tracking uses.
+
+Sinks for the tracker (``tracking.tracker.TurnSink``): :class:`NoSink`, an empty board on
+which nothing may be committed, and :class:`LayoutSink`, a free layout keyed by "x,y"
+positions."""
 
 from __future__ import annotations
 
@@ -63,3 +67,62 @@ class BoardReader:
     def read(self, image) -> FakeRead:
         cells = {c: v for c, v in self.board.items() if c not in self.unsure}
         return FakeRead(cells=cells, uncertain=sorted(self.unsure))
+
+
+class NoSink:
+    """An empty board on which nothing may be committed."""
+
+    def committed_board(self):
+        return {}
+
+    def pending_cells(self):
+        return set()
+
+    def cells_of_interest(self):
+        from zatre_vision.vision.geometry import CELL_NAMES
+        return list(CELL_NAMES)
+
+    def expected_tiles(self):
+        return 3
+
+    def commit_turn(self, placed, frame, reason):
+        raise AssertionError("nothing may be committed from these frames")
+
+    def reject_pending(self):
+        pass
+
+    def undo(self):
+        return False
+
+
+class LayoutSink:
+    """A free layout keyed by "x,y" positions (as the card game's), for the tracker's
+    position-agnostic interface: empty is "absent", so a zero card is a card."""
+
+    def __init__(self):
+        self.layout: dict[str, int] = {}
+        self.turns: list[dict[str, int]] = []
+
+    def cells_of_interest(self):
+        ring = {f"{x},{y}" for x in range(-3, 4) for y in range(-3, 4)}
+        return sorted(ring | set(self.layout))
+
+    def committed_board(self):
+        return dict(self.layout)
+
+    def pending_cells(self):
+        return set()
+
+    def expected_tiles(self):
+        return 2 if not self.layout else 1
+
+    def commit_turn(self, placed, frame, reason):
+        self.layout.update(placed)
+        self.turns.append(dict(placed))
+        return True
+
+    def reject_pending(self):
+        pass
+
+    def undo(self):
+        return False

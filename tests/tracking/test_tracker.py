@@ -4,6 +4,8 @@ from zatre_vision.match import Match
 from zatre_vision.tracking.sink import MatchSink
 from zatre_vision.tracking.tracker import Observation, TurnTracker
 
+from ..fakes import LayoutSink
+
 FIRST = {"H8": 6, "H7": 5, "G7": 5}
 
 
@@ -182,39 +184,6 @@ def test_an_illegal_turn_waits_and_is_dropped_when_its_tile_is_taken_back():
     f.put("I8", 1)
     f.still(4)
     assert f.match.turns[-1].placed == {"G6": 1, "I8": 1}
-
-
-class LayoutSink:
-    """A free layout keyed by "x,y" positions (as the card game's), for the tracker's
-    position-agnostic interface: empty is "absent", so a zero card is a card."""
-
-    def __init__(self):
-        self.layout: dict[str, int] = {}
-        self.turns: list[dict[str, int]] = []
-
-    def cells_of_interest(self):
-        ring = {f"{x},{y}" for x in range(-3, 4) for y in range(-3, 4)}
-        return sorted(ring | set(self.layout))
-
-    def committed_board(self):
-        return dict(self.layout)
-
-    def pending_cells(self):
-        return set()
-
-    def expected_tiles(self):
-        return 2 if not self.layout else 1
-
-    def commit_turn(self, placed, frame, reason):
-        self.layout.update(placed)
-        self.turns.append(dict(placed))
-        return True
-
-    def reject_pending(self):
-        pass
-
-    def undo(self):
-        return False
 
 
 def test_the_tracker_takes_any_position_keys_and_counts_a_zero_as_a_card():

@@ -13,34 +13,8 @@ from zatre_vision.store import open_store
 from zatre_vision.table import Table
 from zatre_vision.tracking.pipeline import LivePipeline, PipelineConfig
 from zatre_vision.tracking.service import CameraService
-from zatre_vision.vision.geometry import CELL_NAMES
 
-from ..fakes import CORNERS, FakeRead, ScriptedReader
-
-
-class NoSink:
-    """An empty board on which nothing may be committed."""
-
-    def committed_board(self):
-        return {}
-
-    def pending_cells(self):
-        return set()
-
-    def cells_of_interest(self):
-        return list(CELL_NAMES)
-
-    def expected_tiles(self):
-        return 3
-
-    def commit_turn(self, placed, frame, reason):
-        raise AssertionError("nothing may be committed from these frames")
-
-    def reject_pending(self):
-        pass
-
-    def undo(self):
-        return False
+from ..fakes import CORNERS, FakeRead, NoSink, ScriptedReader
 
 
 def _frames(n: int):

@@ -15,9 +15,8 @@ from zatre_vision.tracking.sink import MatchSink
 from zatre_vision.tracking.tracker import BoardTurnSink, Observation
 
 from ..fakes import FakeRead as Read
-from ..fakes import ScriptedReader
-from .test_tracker import FIRST, Feed, LayoutSink
-from .test_unreadable import NoSink
+from ..fakes import LayoutSink, NoSink, ScriptedReader
+from .test_tracker import FIRST, Feed
 
 
 def test_a_lone_occluded_call_on_a_still_board_is_no_hand():
