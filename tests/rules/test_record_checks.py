@@ -157,3 +157,16 @@ def test_a_stored_record_with_teams_of_three_is_scored_as_recorded_with_a_note()
     assert out["turns"][1]["override"] and not out["turns"][1]["legal"]
     clean = {k: v for k, v in rec.items() if k != "teams"}
     assert score_as_recorded(clean) == {**score_record(clean), "notes": []}
+
+
+@pytest.mark.parametrize("starter", [[[[]]], [0, 1], {"name": "A"}, 3, True, "Cleo"])
+@pytest.mark.parametrize("variant", [None, "cards"])
+def test_a_starter_that_is_not_a_player_is_refused_in_one_line(starter, variant):
+    """Found by `zatre bench bad-input`: a list as the starter crashed the referee."""
+    from zatre_vision.variants import score_record as score_any
+
+    record = {"players": ["A", "B"], "starter": starter, "turns": []}
+    if variant:
+        record["variant"] = variant
+    with pytest.raises(RecordError, match="unknown starting player"):
+        score_any(record)

@@ -120,7 +120,7 @@ def parse_card_record(data: object, rules: CardRules = CARD_RULES) -> CardRecord
         if data.get(key):
             raise RecordError(f"'{key}' has no meaning in the card game")
     starter = data.get("starter")
-    if starter is not None and starter not in players:
+    if starter is not None and (not isinstance(starter, str) or starter not in players):
         raise RecordError(f"unknown starting player {starter!r}")
     zero_rule = data.get("zero_rule")
     if zero_rule is not None and zero_rule not in ZERO_RULE_SETTINGS:

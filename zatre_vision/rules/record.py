@@ -177,7 +177,7 @@ def parse_record(data: object, as_recorded: bool = False) -> GameRecord:
             raise
         notes.append(as_recorded_note(exc))
     starter = data.get("starter")
-    if starter is not None and starter not in known:
+    if starter is not None and (not isinstance(starter, str) or starter not in known):
         raise RecordError(f"unknown starting player {starter!r}")
     return GameRecord(list(players), turns, minus, teams, starter, notes)
 
