@@ -129,3 +129,19 @@ def test_smoothing_before_sampling_only_where_it_is_sampled_down():
     assert soft[:, 30].max() < 255 and soft[:, 28].min() > 0
     # sampled every 5th pixel, the blurred line is still seen at offsets that miss it
     assert soft[:, 2::5].max() > 0 and img[:, 2::5].max() == 0
+
+
+def test_no_points_map_to_no_points_both_ways():
+    """OpenCV's perspectiveTransform answers None for an empty set; a grid fit whose
+    line evidence is flat everywhere (no sample stronger than the 30th percentile) asked
+    for exactly that, and the reader crashed on one photo of the wide benchmark."""
+    model = GridModel(np.array([[40.0, 0, 100], [0, 40.0, 80], [0, 0, 1]]), 0.05, 640, 480)
+    assert model.to_image(np.empty((0, 2))).shape == (0, 2)
+    assert model.to_grid(np.empty((0, 2))).shape == (0, 2)
+
+
+def test_a_grid_refined_on_a_flat_image_gives_up_instead_of_raising():
+    from zatre_vision.vision.location.locate import refine_rect
+
+    model = GridModel(np.array([[20.0, 0, 150], [0, 20.0, 80], [0, 0, 1]]), 0.0, 640, 480)
+    assert refine_rect(np.full((480, 640), 0.5, np.float32), model, 0.5, blur=False) is None

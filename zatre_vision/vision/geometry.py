@@ -107,11 +107,15 @@ class GridModel:
 
     def to_image(self, uv: np.ndarray) -> np.ndarray:
         uv = np.asarray(uv, np.float64).reshape(-1, 2)
+        if not len(uv):             # OpenCV returns None for no points
+            return uv.copy()
         p = cv2.perspectiveTransform(uv[None], self.homography)[0]
         return self.distort(p) if self.k else p
 
     def to_grid(self, px: np.ndarray) -> np.ndarray:
         und = self.undistort(np.asarray(px, np.float64).reshape(-1, 2))
+        if not len(und):
+            return und.copy()
         return cv2.perspectiveTransform(und[None], np.linalg.inv(self.homography))[0]
 
     def corners(self) -> np.ndarray:
