@@ -74,6 +74,7 @@ def test_an_unknown_device_is_refused_before_any_rendering(tmp_path):
 def test_the_device_and_budget_leave_the_cached_data_valid(tmp_path):
     """Where the network trains and for how long do not change the rendered data: a
     run on another device reuses the cache."""
+    pytest.importorskip("torch", reason="training needs the train extra")
     from zatre_vision.training.data_cache import cached
     from zatre_vision.training.train import QUICK
 
