@@ -48,6 +48,9 @@ LAZY_COMMANDS = {
 LAZY_BENCH_COMMANDS = {
     "vision": ("zatre_vision.vision.cli:bench_vision",
                "The reader on a held-out synthetic set (new seed, wider ranges), one core."),
+    "gate": ("zatre_vision.vision.cli:bench_gate",
+             "A candidate model against the committed one on every bench set; exits 1 "
+             "unless it is no worse."),
 }
 
 

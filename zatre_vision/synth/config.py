@@ -167,6 +167,44 @@ class SynthConfig:
         (``tiles.HELD_OUT_STYLES``; "training" for the training ranges)."""
         return replace(self, tiles=replace(self.tiles, style=style))
 
+    def with_world(self, makers: float, prints: tuple[str, ...]) -> SynthConfig:
+        """This configuration with other makers' tiles on a share ``makers`` of the
+        photos and the boards drawn in ``prints`` (two marble variants each)."""
+        return replace(self, tiles=replace(self.tiles, makers_probability=makers),
+                       board=replace(self.board, prints=tuple(prints),
+                                     textures_per_seed=max(self.board.textures_per_seed,
+                                                           2 * len(set(prints)))))
+
+    @classmethod
+    def real_room(cls) -> SynthConfig:
+        """A real room rather than a lit table: a cheap lens's barrel or pincushion
+        distortion with no lens calibration (k1 of either sign), a lamp's glare on glossy
+        tiles, warm and cool casts the camera leaves half corrected, dim light and its
+        noise, slight motion blur, hands, and the grid at the frame's edge. Within the
+        training blur (the wide set goes past it)."""
+        base = cls()
+        return replace(
+            base,
+            camera=replace(base.camera, tilt_deg=(0.0, 32.0), fill=(0.45, 0.97),
+                           edge_probability=0.2,
+                           lenses=(LensConfig("cheap-barrel", (50.0, 70.0), (0.02, 0.14),
+                                              (0.0, 0.03)),
+                                   LensConfig("cheap-pincushion", (45.0, 62.0),
+                                              (-0.09, -0.01), (-0.01, 0.0)),
+                                   LensConfig("pi-camera-3", (50.0, 57.0), (0.0, 0.04),
+                                              (0.0, 0.01))),
+                           lens_weights=(0.4, 0.3, 0.3)),
+            light=replace(base.light, exposure=(0.4, 1.1), ambient=(0.2, 0.7),
+                          kelvin=(2300.0, 7200.0), white_balance=(0.3, 0.85),
+                          vignette=(0.05, 0.45), glare_probability=0.6,
+                          glare_strength=(40.0, 130.0)),
+            tiles=replace(base.tiles, ceramic_probability=0.6, makers_probability=0.5),
+            occluders=replace(base.occluders, photo_hand_probability=0.45),
+            sensor=replace(base.sensor, read_noise=(1.5, 6.0), shot_noise=(1.0, 4.5),
+                           motion_probability=0.35, motion_length=(2.0, 7.0),
+                           jpeg_quality=(60.0, 92.0)),
+        )
+
     @classmethod
     def wide(cls, edge_probability: float = 0.0) -> SynthConfig:
         """Wider ranges for held-out evaluation: harder light, lenses, blur and hands;

@@ -279,7 +279,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..bench.results import write_result_file
     from ..errors import check_output_file
-    from ..training.seeds import TRAINING_SEEDS
+    from ..training.seeds import FIT_SEEDS, TRAINING_SEEDS
     from .bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
     from .reading.classify import DEFAULT_MODEL, ModelError
 
@@ -301,6 +301,10 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
         raise click.BadParameter(f"{seed} is a seed of the training data "
                                  f"({', '.join(map(str, sorted(TRAINING_SEEDS)))}); pick "
                                  "one never used in training", param_hint="--seed")
+    if seed in FIT_SEEDS:
+        raise click.BadParameter(f"{seed} is a seed the reader's decision is fitted on "
+                                 f"({', '.join(map(str, sorted(FIT_SEEDS)))}); pick "
+                                 "another", param_hint="--seed")
     from ..synth.board_art import HELD_OUT_PRINTS, print_names
     from ..synth.tiles import EVERY_HELD_OUT, HELD_OUT_STYLES
 
@@ -353,4 +357,69 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
     click.echo(f"results written to {out}", err=True)
 
 
-__all__ = ["bench_vision", "load_image", "read", "train"]
+@click.command("gate")
+@click.argument("candidate", type=click.Path(dir_okay=False))
+@click.option("--board-model", "board_model", type=click.Path(dir_okay=False), default=None,
+              help="A candidate board network too (default: the committed one for both).")
+@click.option("--committed", type=click.Path(dir_okay=False), default=None,
+              help="The pip model to beat (default models/pips.onnx).")
+@click.option("--folder", type=click.Path(file_okay=False), default=None,
+              help="Photos from elsewhere with truth.json (the outside renderer's, as "
+                   "`make gate` passes them where they exist); without it that set is "
+                   "skipped.")
+@click.option("--scale", type=click.FloatRange(0.01, 1.0), default=1.0, show_default=True,
+              help="A share of each set's photos (a quick look; the gate that lands a "
+                   "model runs at 1).")
+@click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              default="benchmarks/results/gate.json", show_default=True)
+@click.option("--install", is_flag=True,
+              help="When the candidate passes at scale 1, copy it (and its card) into "
+                   "models/ and write its table beside the result files (gate.md).")
+def bench_gate(candidate: str, board_model: str | None, committed: str | None,
+               folder: str | None, scale: float, workers: int, out: str,
+               install: bool) -> None:
+    """A candidate model against the committed one on every bench set; exits 1 unless it
+    is no worse."""
+    from ..bench.results import write_result_file
+    from ..errors import check_output_file
+    from .gate import install as install_models
+    from .gate import run_gate, table
+    from .location import DEFAULT_BOARD_MODEL
+    from .reader import BoardReader
+    from .reading.classify import DEFAULT_MODEL, ModelError
+
+    committed_path = Path(committed) if committed else DEFAULT_MODEL
+    for path in (candidate, committed_path):
+        try:  # each pip model and its card (with its fitted decision) must load
+            BoardReader(path, threads=1)
+        except (ModelError, OSError) as exc:
+            raise InputError(str(exc)) from None
+    if board_model is not None and not Path(board_model).is_file():
+        raise InputError(f"{board_model}: board model file not found")
+    if folder is not None and not any(Path(folder).rglob("truth.json")):
+        raise click.BadParameter(f"{folder}: no truth.json under it", param_hint="--folder")
+    if install and scale != 1.0:
+        raise click.BadParameter("only the full gate (--scale 1) may install a model",
+                                 param_hint="--install")
+    check_output_file(out)
+    result = run_gate(Path(candidate), Path(board_model) if board_model else None,
+                      committed_path, DEFAULT_BOARD_MODEL,
+                      Path(folder) if folder else None, scale=scale, workers=workers,
+                      log=lambda s: click.echo(s, err=True))
+    write_result_file(out, result)
+    text = table(result)
+    Path(out).with_suffix(".md").write_text(
+        f"# Gate: {candidate} against {committed_path}\n\n"
+        f"`{result['command']}` at {result['commit']}, {result['date']}\n\n" + text,
+        encoding="utf-8")
+    click.echo(text)
+    if not result["passes"]:
+        raise SystemExit(1)
+    if install:
+        written = install_models(Path(candidate), Path(board_model) if board_model else None,
+                                 DEFAULT_MODEL.parent)
+        click.echo("installed: " + ", ".join(map(str, written)), err=True)
+
+
+__all__ = ["bench_gate", "bench_vision", "load_image", "read", "train"]

@@ -55,7 +55,7 @@ from .reading.cells import (
     oriented,
     rectify_board,
 )
-from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED, PipClassifier
+from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED, ModelError, PipClassifier
 from .reading.hires import HiresReader
 from .reading.pips import CANNOT_TELL, count_all
 from .reading.read_result import ReadResult, settle
@@ -171,6 +171,15 @@ def _knob(default: float, low: float, high: float, about: str):
     return field(default=default, metadata={"bounds": (low, high), "about": about})
 
 
+def _switch(about: str):
+    """A pass of the decision that ``fit_reader`` may switch off (default on)."""
+    return field(default=True, metadata={"about": about, "switch": True})
+
+
+class ReaderCardError(ValueError):
+    """A model card's ``reader_thresholds`` that cannot make a ``ReaderConfig``."""
+
+
 @dataclass(frozen=True)
 class ReaderConfig:
     """Every tuned number of the reader's decision, with its bounds and what it does,
@@ -208,6 +217,22 @@ class ReaderConfig:
         CLEAR_SHARPNESS, 0.0, 1.0, "board sharpness from which a photo is clearly sharp")
     tile_face_bright: float = _knob(
         TILE_FACE_BRIGHT, 0.0, 1.0, "middle brightness of a tile's face on a sharp photo")
+    # -- the passes, each on or off (``training/fit_reader.py`` keeps a pass only where
+    # its ablation on the fitting split shows that it pays)
+    pass_steadied: bool = _switch("doubtful cells read again a pixel away, turned (steadied)")
+    pass_recentred: bool = _switch("uncertain tiles read again from re-centred crops")
+    pass_beside_hand: bool = _switch("uncertain cells at a hand's edge read from crops "
+                                     "moved away from it")
+    count_veto: bool = _switch("a sure classical pip count vetoes however sure the network")
+    unconfirmed_bar: bool = _switch("a reading no second cue supports needs "
+                                    "unconfirmed_confidence")
+    blurred_bar: bool = _switch("blurred photos use blurred_confidence as their floor")
+    light_blurred_bar: bool = _switch("a light cell read empty on a blurred photo needs "
+                                      "light_empty_blurred")
+    bright_empty_doubt: bool = _switch("a dark cell read empty but bright like a tile is "
+                                       "doubted")
+    streaked_hold_back: bool = _switch("a streaked photo is held back from "
+                                       "doubtful_frame_streaked doubts")
     #: the print check every fit must pass (None: fits are taken as located)
     print_proof: ProofConfig | None = field(
         default_factory=ProofConfig,
@@ -221,6 +246,41 @@ class ReaderConfig:
                 raise ValueError(f"ReaderConfig.{f.name} = {value} is outside "
                                  f"{bounds[0]}..{bounds[1]} ({f.metadata['about']})")
 
+    @classmethod
+    def switches(cls) -> tuple[str, ...]:
+        """The names of the passes that can be switched off."""
+        return tuple(f.name for f in fields(cls) if f.metadata.get("switch"))
+
+    @classmethod
+    def from_card(cls, card: dict | None) -> ReaderConfig:
+        """The config a pip model's card gives (its ``reader_thresholds.values``, the
+        defaults for what it leaves out; a card without the entry: the defaults).
+        ReaderCardError for an unknown name, a wrong type or a value out of bounds."""
+        entry = (card or {}).get("reader_thresholds") or {}
+        values = entry.get("values") or {}
+        if not isinstance(values, dict):
+            raise ReaderCardError("reader_thresholds.values is not an object")
+        known = {f.name: f for f in fields(cls) if f.name != "print_proof"}
+        kwargs = {}
+        for name, value in values.items():
+            f = known.get(name)
+            if f is None:
+                raise ReaderCardError(f"reader_thresholds.values: unknown field {name!r}")
+            if f.metadata.get("switch"):
+                if not isinstance(value, bool):
+                    raise ReaderCardError(f"reader_thresholds.values.{name} is not true "
+                                          "or false")
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ReaderCardError(f"reader_thresholds.values.{name} is not a number")
+            elif f.type in ("int", int) and value != int(value):
+                raise ReaderCardError(f"reader_thresholds.values.{name} is not a whole "
+                                      "number")
+            kwargs[name] = int(value) if f.type in ("int", int) else value
+        try:
+            return cls(**kwargs)
+        except ValueError as exc:
+            raise ReaderCardError(str(exc)) from None
+
     #: the fields whose values depend on the pip network (its calibration: how sure it
     #: is when right), listed in its model card (models/pips.onnx.json)
     MODEL_DEPENDENT = ("min_confidence", "blurred_confidence", "veto_confidence",
@@ -228,13 +288,15 @@ class ReaderConfig:
                        "bright_empty_below", "empty_odds_sharp", "light_empty_odds",
                        "doubtful_frame", "doubtful_frame_streaked")
 
-    def model_card_entry(self) -> dict:
-        """The model-dependent fields as the model card lists them."""
-        return {"fitted_by": "hand-tuned on the wide benchmark's tuning seeds (7001, 6101, "
-                             "6201; docs/vision-reading.md), not yet by a committed script",
-                "values": {name: getattr(self, name) for name in self.MODEL_DEPENDENT},
+    def model_card_entry(self, fitted_by: str = "hand-tuned on the wide benchmark's "
+                         "tuning seeds (7001, 6101, 6201; docs/vision-reading.md), not yet "
+                         "by a committed script") -> dict:
+        """The model-dependent fields and the switches as the model card lists them."""
+        names = self.MODEL_DEPENDENT + self.switches()
+        return {"fitted_by": fitted_by,
+                "values": {name: getattr(self, name) for name in names},
                 "described": [line for line in self.describe()
-                              if line.split(" = ")[0] in self.MODEL_DEPENDENT]}
+                              if line.split(" = ")[0] in names]}
 
     @classmethod
     def describe(cls) -> list[str]:
@@ -360,17 +422,18 @@ def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
 class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
-                 min_confidence: float = MIN_CONFIDENCE,
-                 blurred_confidence: float = BLURRED_CONFIDENCE,
-                 veto_confidence: float = VETO_CONFIDENCE,
-                 unconfirmed_confidence: float = UNCONFIRMED_CONFIDENCE,
-                 light_empty_odds: float = LIGHT_EMPTY_ODDS,
+                 min_confidence: float | None = None,
+                 blurred_confidence: float | None = None,
+                 veto_confidence: float | None = None,
+                 unconfirmed_confidence: float | None = None,
+                 light_empty_odds: float | None = None,
                  board_model_path: Path | str | None = DEFAULT_BOARD_MODEL,
                  config: ReaderConfig | None = None,
                  tiles: TileAdaptation | None = None):
         """``config``: every tuned number of the decision (``ReaderConfig``); without
-        it, the defaults with the five older keyword arguments applied. ``tiles``: a
-        table's own tiles (``zatre calibrate tiles``)."""
+        it, the one the pip model's card gives (``ReaderConfig.from_card``: fitted for
+        that network by ``training/fit_reader.py``) with any of the five older keyword
+        arguments applied. ``tiles``: a table's own tiles (``zatre calibrate tiles``)."""
         self.classifier = PipClassifier(model_path, threads)
         #: a table's own tiles (``zatre calibrate tiles``): the classifier's probabilities
         #: come from it, every decision below weighs them as it would the network's
@@ -379,10 +442,18 @@ class BoardReader:
         self.locator = BoardLocator(board_model_path, threads)
         self.calibration = calibration
         self.markers = markers
-        self.config = config or ReaderConfig(
-            min_confidence=min_confidence, blurred_confidence=blurred_confidence,
-            veto_confidence=veto_confidence, unconfirmed_confidence=unconfirmed_confidence,
-            light_empty_odds=light_empty_odds)
+        if config is None:
+            try:
+                config = ReaderConfig.from_card(self.classifier.card.data)
+            except ReaderCardError as exc:
+                raise ModelError(f"{self.classifier.path}.json: {exc}") from None
+            given = {"min_confidence": min_confidence,
+                     "blurred_confidence": blurred_confidence,
+                     "veto_confidence": veto_confidence,
+                     "unconfirmed_confidence": unconfirmed_confidence,
+                     "light_empty_odds": light_empty_odds}
+            config = replace(config, **{k: v for k, v in given.items() if v is not None})
+        self.config = config
         #: the calibration whose grid last proved itself (a fixed camera's grid is
         #: checked once, not every frame)
         self._proved_calibration: Calibration | None = None
@@ -603,7 +674,8 @@ class BoardReader:
         sharp = sharpness(board)
         blurred = sharp < self.config.sharp_enough
         clear = sharp >= self.config.clear_sharpness
-        probs = self.steadied(board, probs, cr)
+        if self.config.pass_steadied:
+            probs = self.steadied(board, probs, cr)
         if self.hires is not None and (self.calibration is None
                                        or self.calibration.camera_matrix is None):
             probs = self.hires.reread(self.classifier, image, model, f, probs, cr)
@@ -626,8 +698,10 @@ class BoardReader:
         its cell's middle), then ``beside_hand`` (a cell at a hand's edge). Neither
         settles a cell against a sure pip count (``vetoed``) nor touches a frame held
         back."""
-        self.recentred(board, result)
-        self.beside_hand(board, result, blurred=blurred, sharp_clear=clear)
+        if self.config.pass_recentred:
+            self.recentred(board, result)
+        if self.config.pass_beside_hand:
+            self.beside_hand(board, result, blurred=blurred, sharp_clear=clear)
         return result
 
     def decide(self, cr: np.ndarray, probs: np.ndarray, blurred: bool = False,
@@ -669,8 +743,12 @@ class BoardReader:
         network = probs
         if clear:
             probs = empty_odds_raised(probs, ~IS_LIGHT, cfg.empty_odds_sharp)
-        floor = self.blurred_confidence if blurred else self.min_confidence
-        uncounted = min(floor + cfg.uncounted_margin, self.unconfirmed_confidence)
+        floor = self.blurred_confidence if blurred and cfg.blurred_bar else self.min_confidence
+        #: the bar for a reading no second cue supports (the floor itself when that
+        #: pass is off)
+        unconfirmed = (max(self.unconfirmed_confidence, floor) if cfg.unconfirmed_bar
+                       else floor)
+        uncounted = min(floor + cfg.uncounted_margin, unconfirmed)
         given = probs
         raw = probs.argmax(axis=1)
         alone = no_hand_near(raw)
@@ -693,7 +771,7 @@ class BoardReader:
         raised_empty = light_raised & (cls == 0)
         #: the chosen class's own probability, before the occluded share was given away
         own = given[np.arange(len(cls)), cls]
-        bright_empty = (cls == 0) & ~IS_LIGHT
+        bright_empty = (cls == 0) & ~IS_LIGHT & cfg.bright_empty_doubt
         bright_empty[bright_empty] = looks_like_tiles(cr[bright_empty])
         #: of those, the ones doubted on their own: on a clearly sharp photo only a
         #: middle bright like a tile's face (TILE_FACE_BRIGHT), not bright marble
@@ -709,7 +787,7 @@ class BoardReader:
         counts = count_all(cr, checked)
         if self.classifier.adaptation is not None:  # a table's own tiles: its counter
             counts = self.classifier.adaptation.counts_for(counts, cls)
-        veto = checked & sure_count_disagrees(counts, cls, blurred)
+        veto = checked & sure_count_disagrees(counts, cls, blurred) & cfg.count_veto
         cells: dict[str, int] = {}
         uncertain: list[str] = []
         occluded: list[str] = []
@@ -720,14 +798,15 @@ class BoardReader:
                 occluded.append(name)
                 uncertain.append(name)
                 continue
-            doubt = conf[i] < (self.unconfirmed_confidence if lifted[i] else floor)
-            if raised_empty[i] and conf[i] < self.unconfirmed_confidence:
+            doubt = conf[i] < (unconfirmed if lifted[i] else floor)
+            if raised_empty[i] and conf[i] < unconfirmed:
                 doubt = True  # marble streaks, or a tile the network half sees
             if bare[i]:
                 doubt = False  # "empty", and too dark for a tile: bare board
             if tile_face[i] and own[i] < cfg.bright_empty_below:
                 doubt = True  # "empty", yet a bright square fills the cell (blur, glare)
-            if blurred and c == 0 and IS_LIGHT[i] and own[i] < cfg.light_empty_blurred:
+            if (blurred and cfg.light_blurred_bar and c == 0 and IS_LIGHT[i]
+                    and own[i] < cfg.light_empty_blurred):
                 doubt = True  # a blurred tile on a light cell looks like the bare cell
             # the classical count disagrees, or cannot confirm the tile and the CNN is
             # not quite sure either
@@ -736,7 +815,7 @@ class BoardReader:
             if veto[i]:
                 doubt = True  # a sure count, two pips or more away: however sure the CNN
             if unsure_tile[i] and counts[i] <= 0 and own[i] < (
-                    uncounted if counts[i] == CANNOT_TELL else self.unconfirmed_confidence):
+                    uncounted if counts[i] == CANNOT_TELL else unconfirmed):
                 doubt = True
             if bright_empty[i] and not doubt:
                 taken_in_doubt += 1  # taken as empty, but still a doubt about the frame
@@ -753,7 +832,7 @@ class BoardReader:
         # taken as empty in doubt (bright dark cells, light cells empty only by the raise)
         doubts = len(uncertain) - len(occluded) + taken_in_doubt
         doubtful_frame = doubts >= cfg.doubtful_frame or (
-            doubts >= cfg.doubtful_frame_streaked
+            cfg.streaked_hold_back and doubts >= cfg.doubtful_frame_streaked
             and weakest_direction_sharpness(cr) < cfg.streaked_below)
         if doubtful_frame:
             cells = {}

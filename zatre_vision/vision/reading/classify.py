@@ -20,6 +20,7 @@ import numpy as np
 
 from ..geometry import IS_LIGHT
 from ..onnx_session import open_session
+from .calibrated import CalibrationError, ProbabilityCalibration
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "models" / "pips.onnx"
 CLASSES = ("empty", "1", "2", "3", "4", "5", "6", "occluded")
@@ -86,6 +87,13 @@ class PipClassifier:
         #: a table's own tiles (``tile_adapt.TileAdaptation``): when set, it turns each
         #: crop's logits and features into the class probabilities
         self.adaptation = None
+        #: the card's fitted calibration (``calibrated.ProbabilityCalibration``;
+        #: the identity for a card without one): every probability goes through it
+        try:
+            self.calibration = ProbabilityCalibration.from_card(
+                (self.card.data.get("reader_thresholds") or {}).get("calibration"))
+        except CalibrationError as exc:
+            raise ModelError(f"{self.path}.json: {exc}") from None
         s = self.card.input_size
         self.probabilities(np.zeros((193, s, s), np.float32), np.arange(193))  # warm-up
 
@@ -93,11 +101,19 @@ class PipClassifier:
                       ) -> np.ndarray:
         """(N, 8) class probabilities for (N, S, S) normalised crops of the cells
         ``cells`` (N indices in ``CELL_NAMES`` order; needed when the model takes the
-        cell kind). With an ``adaptation``, its probabilities."""
+        cell kind). With an ``adaptation``, its probabilities; else the network's
+        logits through the card's ``calibration``."""
         if self.adaptation is not None:
             logits, features = self.outputs(crops, cells)
             return self.adaptation.probabilities(logits, features, cells)
-        return softmax(self._run(crops, cells, ["logits"])[0].astype(np.float64))
+        logits = self.logits(crops, cells)
+        if self.calibration.identity:
+            return softmax(logits)
+        return self.calibration.probabilities(logits, cells)
+
+    def logits(self, crops: np.ndarray, cells: np.ndarray | None = None) -> np.ndarray:
+        """The network's own (N, 8) logits (float64), before any calibration."""
+        return self._run(crops, cells, ["logits"])[0].astype(np.float64)
 
     def outputs(self, crops: np.ndarray, cells: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
