@@ -97,7 +97,7 @@ def check_camera(spec: str, size: tuple[int, int] = (1280, 960), timeout: float 
             why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:160]
             return Check(FAIL, "camera", f"picamera2 cannot be loaded ({why}): the venv's "
                          "numpy is not the OS's; reinstall with firmware_config/install.sh "
-                         "(it installs with firmware_config/pi-constraints.txt)")
+                         "(it installs with firmware_config/constraints/<release>.txt)")
     if spec.isdigit() and not glob.glob(video_glob):
         return Check(FAIL, "camera", f"camera {spec}: no video device ({video_glob}) exists; "
                                      "is a USB camera plugged in?")
