@@ -128,16 +128,20 @@ def _start_gpio(settings, table, camera):
     return hardware
 
 
-def _systemd_ready(table):
+def _systemd_ready(table, host: str, port: int):
     """Under systemd (Type=notify): READY=1 now, and WATCHDOG=1 while the camera makes
-    progress (see sd_notify.py). Returns the feeder thread, or None."""
-    from ..sd_notify import WatchdogFeeder, camera_progressing, notify, watchdog_interval_s
+    progress and the server answers a request to itself (see sd_notify.py). Returns the
+    feeder thread, or None."""
+    from ..sd_notify import TableHealth, WatchdogFeeder, notify, self_url, watchdog_interval_s
 
     notify("READY=1")
     interval = watchdog_interval_s()
     if interval is None:
         return None
-    feeder = WatchdogFeeder(interval, lambda: camera_progressing(lambda: table.camera))
+    every = interval / 3
+    health = TableHealth(lambda: table.camera, self_url(host, port),
+                         timeout_s=max(0.05, min(5.0, every / 2)))
+    feeder = WatchdogFeeder(interval, health)
     feeder.start()
     return feeder
 
@@ -232,7 +236,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
                    f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
         if ready is not None:
             ready.set()
-        feeder = _systemd_ready(table)
+        feeder = _systemd_ready(table, srv.host, getattr(server, "effective_port", srv.port))
         server.run()
     except KeyboardInterrupt:
         pass
