@@ -6,6 +6,7 @@ serve``); also runs on its own as ``python -m zatre_vision.server``.
 
 from __future__ import annotations
 
+import errno
 import logging
 import signal
 import sys
@@ -13,7 +14,7 @@ import threading
 
 import click
 
-from ..errors import InputError
+from ..errors import EXIT_INTERNAL, InputError, fail
 
 log = logging.getLogger("zatre.serve")
 
@@ -195,7 +196,16 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     except OSError as exc:
         store.close()
         lock.release()
-        raise InputError(f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})") from None
+        message = f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})"
+        if exc.errno == errno.EADDRINUSE:
+            # not bad settings: exit 1, so that systemd tries again (the holder may be a
+            # program that goes away); the journal names the holder every time
+            from ..port_holder import describe_holders
+
+            held = describe_holders(srv.port)
+            fail(f"{message}: port {srv.port} is {held or 'held by another program'}; stop "
+                 f"that program or set another server.port", EXIT_INTERNAL)
+        raise InputError(message) from None
     except ValueError:  # waitress: a host name that does not resolve
         store.close()
         lock.release()
