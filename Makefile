@@ -33,7 +33,7 @@ test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # The tests that touch numpy, OpenCV and onnxruntime (vision, camera, tracking, the
-# server's camera paths, the Pi's own) again under each Raspberry Pi OS release's
+# server's camera paths, the Pi's calibration and camera watchdog) again under each Raspberry Pi OS release's
 # versions, in a venv per release made with the constraints file install.sh uses there:
 #   Bookworm: Python 3.11, numpy 1.24 (firmware_config/constraints/bookworm.txt), .venv-pi
 #   Trixie:   Python 3.13, numpy 2.2  (firmware_config/constraints/trixie.txt), .venv-pi-trixie
@@ -44,7 +44,8 @@ test: $(VENV)/.installed-test
 # PYTHON311=/path or PYTHON313=/path names one. A release whose Python cannot be found
 # is skipped with a line that says so.
 PI_TESTS ?= tests/vision tests/camera tests/tracking tests/server/test_live_view.py \
-	tests/server/test_tile_learning.py tests/pi
+	tests/server/test_tile_learning.py tests/pi/test_calibrate.py \
+	tests/pi/test_calibration_page.py tests/pi/test_watchdog.py
 find_python = $(shell for p in $$(command -v python$(1) 2>/dev/null) \
 	$$(ls -d $$HOME/.pyenv/versions/$(1)*/bin/python$(1) /root/.pyenv/versions/$(1)*/bin/python$(1) \
 	/usr/local/bin/python$(1) /usr/bin/python$(1) 2>/dev/null); do \

@@ -91,9 +91,12 @@ def test_a_first_capture_that_never_returns_stops_the_pings_within_the_stall_lim
     try:
         assert wait_until(lambda: table.camera.get("state") == "stalled", 5 * stall_s)
         stalled_at = time.monotonic()
-        assert stalled_at - started < stall_s + 0.5  # told within the stall limit
+        # told once the stall limit has passed (plus a watch period and the scheduler's
+        # slack on a busy machine), not never as before
+        assert stall_s <= stalled_at - started < stall_s + 1.0
         time.sleep(0.5)  # ten feeder periods
-        assert pings.at and pings.after(started + stall_s + 0.2) == []
+        assert pings.at, "no ping while the camera was starting"
+        assert pings.after(stalled_at + 0.1) == []  # at most the beat under way
         assert any("watchdog not fed: camera stalled" in m for m in pings.status)
         # the capture comes back: the state leaves "stalled" and the pings go on
         source.release.set()
