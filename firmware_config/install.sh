@@ -266,6 +266,9 @@ if [ "$UNINSTALL" = 1 ]; then
         if [ -n "$before" ] && [ "$(current_hostname)" != "$before" ]; then
             say "host name back to $before"
             set_hostname "$before"
+            if [ "$SYSTEM" = 1 ] && systemctl is-active --quiet avahi-daemon 2>/dev/null; then
+                run systemctl restart avahi-daemon
+            fi
         fi
         remove "$HOSTNAME_BEFORE"
     fi
@@ -361,12 +364,12 @@ ensure_dir 0750 /var/lib/zatre zatre
 # -- 4. the program: a copy of this checkout and a venv -------------------------------
 if [ "$SYSTEM" = 1 ]; then
     # rsync keeps modification times: a second run copies nothing (--itemize says so).
-    copied=$(rsync -a --delete --dry-run --itemize-changes --exclude .git --exclude .venv \
+    copied=$(rsync -a --delete --dry-run --itemize-changes --exclude .git --exclude '.venv*' \
         --exclude data --exclude '__pycache__' --exclude '*.egg-info' "$SRC/" /opt/zatre/src/ \
         2>/dev/null || echo "new")
     if [ -n "$copied" ]; then
         say "program files in /opt/zatre/src"
-        run rsync -a --delete --exclude .git --exclude .venv --exclude data \
+        run rsync -a --delete --exclude .git --exclude '.venv*' --exclude data \
             --exclude '__pycache__' --exclude '*.egg-info' "$SRC/" /opt/zatre/src/
     fi
     if [ ! -x /opt/zatre/venv/bin/python ]; then
