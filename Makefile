@@ -32,20 +32,69 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check zatre_vision tests benchmarks
 	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
-# The whole suite again with the Raspberry Pi's versions (numpy 1.24 as Bookworm ships
-# it, the OpenCV and onnxruntime that work with it): a second venv, .venv-pi, made with
-# the same constraints file install.sh uses. CI runs it after `make test`.
+# The tests that touch numpy, OpenCV and onnxruntime (vision, camera, tracking, the
+# server's camera paths, the Pi's calibration and camera watchdog) again under each Raspberry Pi OS release's
+# versions, in a venv per release made with the constraints file install.sh uses there:
+#   Bookworm: Python 3.11, numpy 1.24 (firmware_config/constraints/bookworm.txt), .venv-pi
+#   Trixie:   Python 3.13, numpy 2.2  (firmware_config/constraints/trixie.txt), .venv-pi-trixie
+# A subset, not the whole suite: the rest (rules, cards, store, browser) imports none of
+# the three and has run in `make test`. CI runs `make test-pi` after `make test`.
+# Each interpreter is looked for on PATH, then in pyenv's and the usual folders, and
+# must answer as that version (pyenv's shim for a version not selected does not);
+# PYTHON311=/path or PYTHON313=/path names one. A release whose Python cannot be found
+# is skipped with a line that says so.
+PI_TESTS ?= tests/vision tests/camera tests/tracking tests/server/test_live_view.py \
+	tests/server/test_tile_learning.py tests/pi/test_calibrate.py \
+	tests/pi/test_calibration_page.py tests/pi/test_watchdog.py
+find_python = $(shell for p in $$(command -v python$(1) 2>/dev/null) \
+	$$(ls -d $$HOME/.pyenv/versions/$(1)*/bin/python$(1) /root/.pyenv/versions/$(1)*/bin/python$(1) \
+	/usr/local/bin/python$(1) /usr/bin/python$(1) 2>/dev/null); do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != ($(subst .,$(comma),$(1))))' \
+	2>/dev/null && { echo "$$p"; break; }; done)
+comma := ,
+PYTHON311 ?= $(call find_python,3.11)
+PYTHON313 ?= $(call find_python,3.13)
 PI_VENV := .venv-pi
-PI_CONSTRAINTS := firmware_config/pi-constraints.txt
-$(PI_VENV)/.installed-test: pyproject.toml $(PI_CONSTRAINTS)
-	$(PYTHON) -m venv $(PI_VENV)
-	$(PI_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(PI_VENV)/bin/python -m pip install --quiet -c $(PI_CONSTRAINTS) -e ".[test]"
-	touch $@
+PI_TRIXIE_VENV := .venv-pi-trixie
+PI_CONSTRAINTS := firmware_config/constraints/bookworm.txt
+PI_TRIXIE_CONSTRAINTS := firmware_config/constraints/trixie.txt
 
-test-pi: $(PI_VENV)/.installed-test
-	$(PI_VENV)/bin/python -m zatre_vision.import_check numpy cv2 onnxruntime
-	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+# pi_venv VENV PYTHON CONSTRAINTS
+define pi_venv
+	@test -n "$(2)" || { echo "make: no Python for $(1) found (set PYTHON3xx=/path)"; exit 1; }
+	rm -rf $(1)
+	$(2) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet -c $(3) -e ".[test]"
+	touch $(1)/.installed-test
+endef
+# pi_test VENV RELEASE
+define pi_test
+	$(1)/bin/python -m zatre_vision.import_check numpy cv2 onnxruntime
+	$(1)/bin/python -m pytest -p no:cacheprovider -q $(PI_TESTS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+endef
+
+$(PI_VENV)/.installed-test: pyproject.toml $(PI_CONSTRAINTS)
+	$(call pi_venv,$(PI_VENV),$(PYTHON311),$(PI_CONSTRAINTS))
+$(PI_TRIXIE_VENV)/.installed-test: pyproject.toml $(PI_TRIXIE_CONSTRAINTS)
+	$(call pi_venv,$(PI_TRIXIE_VENV),$(PYTHON313),$(PI_TRIXIE_CONSTRAINTS))
+
+.PHONY: test-pi-bookworm test-pi-trixie
+test-pi: test-pi-bookworm test-pi-trixie
+test-pi-bookworm:
+	@if [ -z "$(PYTHON311)" ]; then echo "test-pi-bookworm: skipped, no Python 3.11 found (PYTHON311=/path/python3.11)"; \
+	else $(MAKE) --no-print-directory $(PI_VENV)/.installed-test PYTHON311="$(PYTHON311)" && \
+	$(MAKE) --no-print-directory pi-run-bookworm PYTHON311="$(PYTHON311)"; fi
+test-pi-trixie:
+	@if [ -z "$(PYTHON313)" ]; then echo "test-pi-trixie: skipped, no Python 3.13 found (PYTHON313=/path/python3.13)"; \
+	else $(MAKE) --no-print-directory $(PI_TRIXIE_VENV)/.installed-test PYTHON313="$(PYTHON313)" && \
+	$(MAKE) --no-print-directory pi-run-trixie PYTHON313="$(PYTHON313)"; fi
+.PHONY: pi-run-bookworm pi-run-trixie
+pi-run-bookworm:
+	$(call pi_test,$(PI_VENV))
+pi-run-trixie:
+	$(call pi_test,$(PI_TRIXIE_VENV))
 
 # The dashboard's catalogues (zatre_vision/server/translations): the words of the
 # templates and the server (messages) and of the page scripts (js) extracted anew,
@@ -130,4 +179,4 @@ $(R)/tracking-heldout-tiles-hurried.json: $(VENV)/.installed
 	$(BIN)/zatre bench tracking --ranges heldout-tiles --hurried --games 6
 
 clean:
-	rm -rf $(VENV) $(PI_VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(PI_VENV) $(PI_TRIXIE_VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Zatre Vision on a Raspberry Pi 4 or 5 (Raspberry Pi OS Bookworm, 64 bit), in one command:
+# Zatre Vision on a Raspberry Pi 4 or 5 (Raspberry Pi OS Trixie or Bookworm, 64 bit), in one
+# command:
 #
 #   sudo ./firmware_config/install.sh
 #
@@ -12,9 +13,13 @@
 # enables and (re)starts the service. Idempotent: a second run changes nothing and
 # says so. Existing /etc/zatre/config.yaml and zatre.env are never overwritten.
 #
-# Python packages are installed with `pip -c firmware_config/pi-constraints.txt`: numpy
-# as Bookworm ships it (the OS's picamera2 is built against it), the OpenCV and the
-# onnxruntime that work with it on a Pi 4; an import check then prints one verdict.
+# The release comes from /etc/os-release (VERSION_CODENAME) and the user space from
+# `dpkg --print-architecture`: Python packages are installed with
+# `pip -c firmware_config/constraints/<release>.txt` (trixie: numpy 2.2, bookworm: numpy
+# 1.24, each as the OS ships it, since the OS's picamera2 is built against it; the OpenCV
+# and the onnxruntime that work with it on a Pi 4); an import check then prints one
+# verdict. Another release, or a 32-bit (armhf) user space, is refused in one line before
+# anything changes.
 # `zatre` is linked into /usr/local/bin.
 #
 # Update: git pull in this checkout, then run this script again (it copies the new code,
@@ -24,18 +29,19 @@
 # Options:
 #   --dry-run          print every command that would change something, change nothing
 #   --prefix DIR       install the files under DIR (a chroot or test folder; also
-#                      ZATRE_ROOT): no apt, no user, no venv, no hostname, no systemctl
+#                      ZATRE_ROOT): no apt, no user, no venv, no systemctl; the host name
+#                      goes into DIR/etc/hostname where that file exists
 #   --no-service       do not enable or start the service
 #   --hostname NAME    host name to set (default zatre: http://zatre.local)
 #   --keep-hostname    leave the host name alone
 #   --hotspot PASSWORD also set up the fallback Wi-Fi hotspot "Zatre" (off by default)
-#   --uninstall        remove the service, the program and the files this script put in
-#                      place; keeps the settings (/etc/zatre) and the games (/var/lib/zatre)
+#   --uninstall        remove the service, the program, the files and config.txt lines this
+#                      script put in place and the hotspot's connection; give the host its
+#                      name back; keeps the settings (/etc/zatre) and games (/var/lib/zatre)
 #   --purge            with --uninstall: remove the settings, the games and the user too
 #   -h, --help
 set -euo pipefail
 
-CONSTRAINTS_NAME=firmware_config/pi-constraints.txt
 APT_PACKAGES=(python3-picamera2 python3-venv python3-pip python3-gpiozero python3-lgpio
               avahi-daemon rsync)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,10 +55,11 @@ HOTSPOT_PASSWORD=""
 UNINSTALL=0
 PURGE=0
 CHANGES=0
-CONSTRAINTS="$SRC/$CONSTRAINTS_NAME"
-ONNXRUNTIME_PIN=$(grep -Eo '^onnxruntime==[0-9.]+' "$CONSTRAINTS" || echo onnxruntime)
+# the releases with a constraints file (firmware_config/constraints/<codename>.txt)
+RELEASES="trixie bookworm"
+FLASH="flash Raspberry Pi OS (64-bit) Trixie with Raspberry Pi Imager"
 
-usage() { sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -127,23 +134,107 @@ ensure_dir() {  # ensure_dir MODE PATH [OWNER]
     fi
 }
 
+# Write TEXT as the whole of FILE (under ROOT); the dry run shows every line.
+write_file() {  # write_file PATH TEXT
+    CHANGES=$((CHANGES + 1))
+    if [ "$DRY_RUN" = 1 ]; then
+        printf '+ write %s:\n' "$ROOT$1"
+        printf '%s\n' "$2" | sed 's/^/+     /'
+    else
+        install -d "$(dirname "$ROOT$1")"
+        printf '%s\n' "$2" > "$ROOT$1"
+    fi
+}
+
+# Give FILE (under ROOT) the text of NEW (a temporary file), keeping its owner and mode;
+# the dry run shows each line removed (-) and added (+) instead.
+replace_text() {  # replace_text PATH NEW
+    local dest="$ROOT$1" old=/dev/null
+    if [ -f "$dest" ]; then
+        old=$dest
+    fi
+    if cmp -s "$old" "$2"; then
+        return 0
+    fi
+    CHANGES=$((CHANGES + 1))
+    if [ "$DRY_RUN" = 1 ]; then
+        printf '+ edit %s:\n' "$dest"
+        diff -U0 "$old" "$2" | tail -n +3 | grep -v '^@@' | sed 's/^\([-+]\)/+   \1 /' || true
+    else
+        install -d "$(dirname "$dest")"
+        cat "$2" > "$dest"
+    fi
+}
+
+# The host name now: the running system's, or a root's /etc/hostname (empty: none).
+current_hostname() {
+    if [ "$SYSTEM" = 1 ]; then
+        hostname
+    elif [ -f "$ROOT/etc/hostname" ]; then
+        head -1 "$ROOT/etc/hostname"
+    fi
+}
+
+# Set the host name (hostnamectl, or a root's /etc/hostname) and the 127.0.1.1 line of
+# /etc/hosts that Raspberry Pi OS keeps for it.
+set_hostname() {  # set_hostname NAME
+    if [ "$SYSTEM" = 1 ]; then
+        run hostnamectl set-hostname "$1"
+    else
+        write_file /etc/hostname "$1"
+    fi
+    if [ -f "$ROOT/etc/hosts" ]; then
+        sed "s/^127\.0\.1\.1.*/127.0.1.1\t$1/" "$ROOT/etc/hosts" > "$TMP/hosts"
+        replace_text /etc/hosts "$TMP/hosts"
+    fi
+}
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# The block install adds to config.txt, and what uninstall removes, line for line.
+CONFIG_TXT_BLOCK=$'\n[all]\n# Zatre Vision (camera)\ninclude zatre-camera.txt'
+# Where install keeps the host name it replaced (uninstall puts it back).
+HOSTNAME_BEFORE=/etc/zatre/hostname-before-zatre
+
 if [ "$SYSTEM" = 1 ] && [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
     echo "install.sh: run it as root (sudo $0), or try --dry-run" >&2
     exit 1
 fi
+# The release and the user space, before anything changes. On a Pi 4 or 5, 32-bit
+# Raspberry Pi OS boots a 64-bit kernel (uname -m says aarch64): dpkg says armhf.
+# ZATRE_OS_RELEASE names another os-release file (tests); with --prefix, the root's own
+# /etc/os-release is read when it has one (a chroot), else the release is not checked.
+OS_RELEASE=${ZATRE_OS_RELEASE:-$ROOT/etc/os-release}
+CODENAME=""
+ARCH=""
+if [ "$UNINSTALL" = 0 ] && { [ "$SYSTEM" = 1 ] || [ -f "$OS_RELEASE" ]; }; then
+    CODENAME=$( (sed -n 's/^VERSION_CODENAME=//p' "$OS_RELEASE" 2>/dev/null || true) \
+        | tr -d '"' | head -1)
+    ARCH=$(dpkg --print-architecture 2>/dev/null || uname -m)
+    case "$ARCH" in
+    arm64 | aarch64) ;;
+    armhf | armel | arm*)
+        echo "install.sh: this is a 32-bit system ($ARCH), which onnxruntime does not run on:" \
+            "$FLASH and run this again." >&2
+        exit 1 ;;
+    *) say "warning: $ARCH is not 64-bit ARM (not a Pi); going on" ;;
+    esac
+    case " $RELEASES " in
+    *" $CODENAME "*) ;;
+    *) echo "install.sh: release '${CODENAME:-unknown}' ($OS_RELEASE) is not one this" \
+        "installs on (trixie, bookworm): $FLASH and run this again." >&2
+        exit 1 ;;
+    esac
+fi
+CONSTRAINTS_NAME=firmware_config/constraints/${CODENAME:-bookworm}.txt
+CONSTRAINTS="$SRC/$CONSTRAINTS_NAME"
+ONNXRUNTIME_PIN=$(grep -Eo '^onnxruntime==[0-9.]+' "$CONSTRAINTS" || echo onnxruntime)
+NUMPY_PIN=$(grep -Eo '^numpy[^ #]*' "$CONSTRAINTS" || echo numpy)
 if [ "$SYSTEM" = 1 ] && ! grep -qs "Raspberry Pi" /proc/device-tree/model; then
     say "warning: this does not look like a Raspberry Pi; going on"
 fi
-# 64-bit only: onnxruntime has no wheel for 32-bit ARM (armhf). ZATRE_MACHINE: tests.
-MACHINE=${ZATRE_MACHINE:-$(uname -m)}
-if [ "$UNINSTALL" = 0 ] && { [ "$SYSTEM" = 1 ] || [ -n "${ZATRE_MACHINE:-}" ]; }; then
-    case "$MACHINE" in
-    aarch64 | arm64) ;;
-    arm*) echo "install.sh: this is a 32-bit OS ($MACHINE): onnxruntime has no wheel for" \
-        "it. Install Raspberry Pi OS (64-bit) Bookworm and run this again." >&2
-        exit 1 ;;
-    *) say "warning: $MACHINE is not 64-bit ARM (not a Pi); going on" ;;
-    esac
+if [ -n "$CODENAME" ]; then
+    say "Raspberry Pi OS $CODENAME ($ARCH): versions from $CONSTRAINTS_NAME"
 fi
 
 # -- uninstall ---------------------------------------------------------------------------------
@@ -160,15 +251,54 @@ if [ "$UNINSTALL" = 1 ]; then
     if [ "$SYSTEM" = 1 ] && systemctl list-unit-files zatre.service >/dev/null 2>&1; then
         run systemctl disable --now zatre.service || true
     fi
+    # the hotspot's NetworkManager connection, before its helper goes
+    if [ "$SYSTEM" = 1 ]; then
+        if ${NMCLI:-nmcli} -t -f NAME connection show 2>/dev/null | grep -qx zatre-hotspot; then
+            say "the hotspot's NetworkManager connection zatre-hotspot"
+            run "${NMCLI:-nmcli}" connection delete zatre-hotspot
+        fi
+    else
+        remove /etc/NetworkManager/system-connections/zatre-hotspot.nmconnection
+    fi
+    # the host name install replaced
+    if [ -f "$ROOT$HOSTNAME_BEFORE" ]; then
+        before=$(head -1 "$ROOT$HOSTNAME_BEFORE")
+        if [ -n "$before" ] && [ "$(current_hostname)" != "$before" ]; then
+            say "host name back to $before"
+            set_hostname "$before"
+            if [ "$SYSTEM" = 1 ] && systemctl is-active --quiet avahi-daemon 2>/dev/null; then
+                run systemctl restart avahi-daemon
+            fi
+        fi
+        remove "$HOSTNAME_BEFORE"
+    fi
     remove /etc/systemd/system/zatre.service /etc/systemd/system.conf.d/zatre-watchdog.conf \
         /etc/avahi/services/zatre.service /usr/local/sbin/zatre-hotspot /usr/local/bin/zatre \
         /opt/zatre
     for boot in /boot/firmware /boot; do
         remove "$boot/zatre-camera.txt"
-        if grep -qs "include zatre-camera.txt" "$ROOT$boot/config.txt"; then
-            say "config.txt: the zatre-camera.txt include"
-            run sed -i '/^# Zatre Vision (camera)$/d;/^include zatre-camera.txt$/d' \
-                "$ROOT$boot/config.txt"
+        if [ -f "$ROOT$boot/config.txt" ]; then
+            # the block install added ([all], the comment, the include, the blank line
+            # before them), and any stray line of an older install
+            awk 'BEGIN { n = 0 }
+                 { line[++n] = $0 }
+                 END {
+                     for (i = 1; i <= n; i++) {
+                         if (line[i] == "[all]" && line[i + 1] == "# Zatre Vision (camera)" \
+                             && line[i + 2] == "include zatre-camera.txt") {
+                             if (kept > 0 && out[kept] == "") kept--
+                             i += 2; continue
+                         }
+                         if (line[i] == "# Zatre Vision (camera)" \
+                             || line[i] == "include zatre-camera.txt") continue
+                         out[++kept] = line[i]
+                     }
+                     for (i = 1; i <= kept; i++) print out[i]
+                 }' "$ROOT$boot/config.txt" > "$TMP/config.txt"
+            if ! cmp -s "$ROOT$boot/config.txt" "$TMP/config.txt"; then
+                say "config.txt: the zatre-camera.txt include"
+                replace_text "$boot/config.txt" "$TMP/config.txt"
+            fi
         fi
     done
     if [ "$PURGE" = 1 ]; then
@@ -234,12 +364,12 @@ ensure_dir 0750 /var/lib/zatre zatre
 # -- 4. the program: a copy of this checkout and a venv -------------------------------
 if [ "$SYSTEM" = 1 ]; then
     # rsync keeps modification times: a second run copies nothing (--itemize says so).
-    copied=$(rsync -a --delete --dry-run --itemize-changes --exclude .git --exclude .venv \
+    copied=$(rsync -a --delete --dry-run --itemize-changes --exclude .git --exclude '.venv*' \
         --exclude data --exclude '__pycache__' --exclude '*.egg-info' "$SRC/" /opt/zatre/src/ \
         2>/dev/null || echo "new")
     if [ -n "$copied" ]; then
         say "program files in /opt/zatre/src"
-        run rsync -a --delete --exclude .git --exclude .venv --exclude data \
+        run rsync -a --delete --exclude .git --exclude '.venv*' --exclude data \
             --exclude '__pycache__' --exclude '*.egg-info' "$SRC/" /opt/zatre/src/
     fi
     if [ ! -x /opt/zatre/venv/bin/python ]; then
@@ -250,13 +380,11 @@ if [ "$SYSTEM" = 1 ]; then
     # install of /opt/zatre/src, so a copy of new code needs no pip run).
     stamp="$(cat "$SRC/pyproject.toml" "$CONSTRAINTS" | sha256sum | cut -d' ' -f1)"
     if [ "$(cat /opt/zatre/.installed 2>/dev/null)" != "$stamp" ]; then
-        say "python packages (the project, with $CONSTRAINTS_NAME: $ONNXRUNTIME_PIN, numpy 1.24)"
+        say "python packages (the project, with $CONSTRAINTS_NAME: $ONNXRUNTIME_PIN, $NUMPY_PIN)"
         run /opt/zatre/venv/bin/pip install --quiet --upgrade pip
         run /opt/zatre/venv/bin/pip install --quiet -c "/opt/zatre/src/$CONSTRAINTS_NAME" \
             -e "/opt/zatre/src[pi]"
-        if [ "$DRY_RUN" = 0 ]; then
-            printf '%s\n' "$stamp" > /opt/zatre/.installed
-        fi
+        write_file /opt/zatre/.installed "$stamp"
     fi
     # one line: do picamera2, OpenCV and onnxruntime import with these versions?
     if [ "$DRY_RUN" = 1 ]; then
@@ -299,8 +427,7 @@ port=$(awk '/^[^ #]/ { in_server = ($1 == "server:") }
             in_server && $1 == "port:" { print $2; exit }' "$ROOT/etc/zatre/config.yaml" \
        2>/dev/null | tr -d '"'"'" || true)
 case "$port" in '' | *[!0-9]*) port=8000 ;; esac
-avahi_tmp=$(mktemp)
-trap 'rm -f "$avahi_tmp"' EXIT
+avahi_tmp="$TMP/avahi.service"
 sed "s|<port>[0-9]*</port>|<port>$port</port>|" "$FW/etc/avahi/services/zatre.service" \
     > "$avahi_tmp"
 put 0644 "$avahi_tmp" /etc/avahi/services/zatre.service
@@ -315,23 +442,21 @@ fi
 put 0644 "$FW/boot/firmware/zatre-camera.txt" "$boot/zatre-camera.txt"
 if ! grep -qsx "include zatre-camera.txt" "$ROOT$boot/config.txt"; then
     say "config.txt: include zatre-camera.txt (reboot once for the camera)"
-    if [ "$DRY_RUN" = 1 ]; then
-        run "echo 'include zatre-camera.txt' >> $ROOT$boot/config.txt"
-    else
-        CHANGES=$((CHANGES + 1))
-        install -d "$ROOT$boot"
-        # [all]: the include must not land in whatever [section] (e.g. [cm4]) comes last
-        printf '\n[all]\n# Zatre Vision (camera)\ninclude zatre-camera.txt\n' \
-            >> "$ROOT$boot/config.txt"
-    fi
+    # [all]: the include must not land in whatever [section] (e.g. [cm4]) comes last
+    { cat "$ROOT$boot/config.txt" 2>/dev/null || true; printf '%s\n' "$CONFIG_TXT_BLOCK"; } \
+        > "$TMP/config.txt"
+    replace_text "$boot/config.txt" "$TMP/config.txt"
 fi
 
 # -- 6. host name: http://zatre.local ------------------------------------------------------------
-if [ "$SYSTEM" = 1 ] && [ -n "$HOSTNAME_WANTED" ] && [ "$(hostname)" != "$HOSTNAME_WANTED" ]; then
-    say "host name $HOSTNAME_WANTED (phones open http://$HOSTNAME_WANTED.local)"
-    run hostnamectl set-hostname "$HOSTNAME_WANTED"
-    run sed -i "s/^127\.0\.1\.1.*/127.0.1.1\t$HOSTNAME_WANTED/" /etc/hosts
-    if systemctl is-active --quiet avahi-daemon 2>/dev/null; then
+host_now=$(current_hostname)
+if [ -n "$HOSTNAME_WANTED" ] && [ -n "$host_now" ] && [ "$host_now" != "$HOSTNAME_WANTED" ]; then
+    say "host name $HOSTNAME_WANTED, was $host_now (phones open http://$HOSTNAME_WANTED.local)"
+    if [ ! -f "$ROOT$HOSTNAME_BEFORE" ]; then  # the first name only: uninstall restores it
+        write_file "$HOSTNAME_BEFORE" "$host_now"
+    fi
+    set_hostname "$HOSTNAME_WANTED"
+    if [ "$SYSTEM" = 1 ] && systemctl is-active --quiet avahi-daemon 2>/dev/null; then
         run systemctl restart avahi-daemon
     fi
 fi

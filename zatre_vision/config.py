@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextvars
 import ipaddress
+import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -225,6 +227,10 @@ def load_settings(path: str | Path | None = None,
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"{path}: no such file") from None
+        except PermissionError:
+            raise ConfigError(f"{path}: cannot be read (permission denied; the installed "
+                              "settings are for root and the service's user: run the "
+                              "command as sudo -u zatre zatre ...)") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
         except RecursionError:
@@ -249,3 +255,62 @@ def load_settings(path: str | Path | None = None,
     finally:
         _yaml_path.reset(token)
     return settings
+
+
+#: Where install.sh puts a table's settings. The commands that look after a table
+#: (backup, restore, calibrate, doctor) use it when no --config and no ZATRE_CONFIG is
+#: given, so that on an installed Pi they work on the service's table, not ./data.
+INSTALLED_CONFIG = Path("/etc/zatre/config.yaml")
+#: the SQLite database file a table keeps in its data folder (store/sqlite.py)
+DATABASE_NAME = "zatre.db"
+
+
+def find_config(given: str | Path | None, env: Mapping[str, str] | None = None,
+                installed: Path = INSTALLED_CONFIG) -> tuple[Path | None, str]:
+    """The settings file a command uses and how it was found: ``--config``, else
+    ``$ZATRE_CONFIG``, else ``installed`` where it exists, else (None, "none")."""
+    if given:
+        return Path(given), "--config"
+    env = os.environ if env is None else env
+    if env.get("ZATRE_CONFIG"):
+        return Path(env["ZATRE_CONFIG"]), "ZATRE_CONFIG"
+    if installed.exists():
+        return installed, "installed"
+    return None, "none"
+
+
+def describe_source(path: Path | None, how: str, settings: Settings) -> str:
+    """One line: which settings a command uses (printed by the command)."""
+    where = settings.server.db or settings.server.data_dir
+    if path is None:
+        return (f"settings: none found (no --config, ZATRE_CONFIG or {INSTALLED_CONFIG}): "
+                f"the defaults, data in {where}")
+    return f"settings: {path} ({how}), data in {where}"
+
+
+def table_uses(data_dir: str | Path) -> bool:
+    """A table has used ``data_dir``: its database lies there."""
+    return (Path(data_dir) / DATABASE_NAME).is_file()
+
+
+def load_command_settings(given: str | Path | None,
+                          overrides: dict[str, dict[str, Any]] | None = None,
+                          env: Mapping[str, str] | None = None,
+                          installed: Path = INSTALLED_CONFIG) -> tuple[Settings, str, bool]:
+    """For the commands that look after a table: (settings, the line that says which
+    file is used, whether a settings file was found). Raises ConfigError."""
+    path, how = find_config(given, env, installed)
+    settings = load_settings(path, overrides)
+    return settings, describe_source(path, how, settings), path is not None
+
+
+def check_table_folder(settings: Settings, found: bool, what: str) -> None:
+    """Refuse to write ``what`` (a table's file) into a data folder no table uses: with
+    no settings file found, the default ./data counts only where a table's database
+    already lies there. Raises ConfigError with the way out."""
+    data_dir = Path(settings.server.data_dir)
+    if found or settings.server.db or table_uses(data_dir):
+        return
+    raise ConfigError(f"{data_dir}: no table uses this folder (no {DATABASE_NAME} in it), so "
+                      f"no table would read {what} there; give the table's settings "
+                      f"(--config /etc/zatre/config.yaml or ZATRE_CONFIG) or --data-dir")

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,15 +45,26 @@ class Check:
 
 
 # -- settings ---------------------------------------------------------------------------
-def check_config(path: str | None):
-    """(Check, settings or None)."""
-    from .config import ConfigError, load_settings
+#: what to run instead when the installed settings or data cannot be read by this user
+AS_SERVICE_USER = "sudo -u zatre zatre doctor"
 
+
+def check_config(path: str | None, env=None, installed=None):
+    """(Check, settings or None): --config, else $ZATRE_CONFIG, else the installed
+    /etc/zatre/config.yaml where it exists, else the defaults; the line says which."""
+    from .config import INSTALLED_CONFIG, ConfigError, find_config, load_settings
+
+    found, how = find_config(path, env, INSTALLED_CONFIG if installed is None else installed)
     try:
-        settings = load_settings(path)
+        settings = load_settings(found)
     except ConfigError as exc:
-        return Check(FAIL, "config", f"the settings cannot be used: {exc}"), None
-    where = path or "defaults and ZATRE_* environment"
+        hint = ""
+        if "permission denied" in str(exc):
+            hint = f" (they are for root and the service's user: run {AS_SERVICE_USER})"
+            exc = ConfigError(f"{found}: cannot be read by this user")
+        return Check(FAIL, "config", f"the settings cannot be used: {exc}{hint}"), None
+    where = (f"{found}, {how}" if found is not None
+             else "none found: the defaults and ZATRE_* environment")
     return Check(OK, "config", f"settings are valid ({where})"), settings
 
 
@@ -97,7 +109,7 @@ def check_camera(spec: str, size: tuple[int, int] = (1280, 960), timeout: float 
             why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:160]
             return Check(FAIL, "camera", f"picamera2 cannot be loaded ({why}): the venv's "
                          "numpy is not the OS's; reinstall with firmware_config/install.sh "
-                         "(it installs with firmware_config/pi-constraints.txt)")
+                         "(it installs with firmware_config/constraints/<release>.txt)")
     if spec.isdigit() and not glob.glob(video_glob):
         return Check(FAIL, "camera", f"camera {spec}: no video device ({video_glob}) exists; "
                                      "is a USB camera plugged in?")
@@ -311,8 +323,13 @@ def check_gpio(gpio, claim=None) -> Check:
     another program holds is a FAIL here, not a warning in the service's log later."""
     if not gpio.enabled:
         return Check(OK, "gpio", "button and signal are off (gpio.enabled: false)")
+    if claim is None and gpio.pin_factory != "mock" and not on_a_pi():
+        return Check(OK, "gpio", "not a Raspberry Pi: no GPIO pins here to check (the "
+                                 "button and light work on the Pi)")
     try:
-        importlib.import_module("gpiozero")
+        with warnings.catch_warnings():  # gpiozero's fallback warnings: not on the screen
+            warnings.simplefilter("ignore")
+            importlib.import_module("gpiozero")
     except ImportError:
         return Check(FAIL, "gpio", "gpio is enabled but gpiozero is not installed "
                                    "(sudo apt install python3-gpiozero)")
@@ -320,7 +337,9 @@ def check_gpio(gpio, claim=None) -> Check:
         return Check(FAIL, "gpio", f"gpiozero cannot be loaded ({exc.__class__.__name__}: "
                                    f"{str(exc)[:120]})")
     try:
-        (claim or claim_pins)(gpio)
+        with warnings.catch_warnings():  # PinFactoryFallback and the like: in the line
+            warnings.simplefilter("ignore")
+            (claim or claim_pins)(gpio)
     except Exception as exc:  # noqa: BLE001 - BadPinFactory, GPIOPinInUse, OSError, ...
         why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:200]
         return Check(FAIL, "gpio", f"the pins cannot be claimed ({why}); is the user in the "
@@ -424,21 +443,25 @@ def check_video_group(camera_source: str, groups=None, uid=None) -> Check:
                  "service's user zatre is added by install.sh)")
 
 
+def on_a_pi(model: str = "/proc/device-tree/model") -> bool:
+    try:
+        return "Raspberry Pi" in Path(model).read_text(errors="replace")
+    except OSError:
+        return False
+
+
 def check_architecture(machine: str | None = None, pi: bool | None = None) -> Check:
     """64-bit ARM on a Pi: onnxruntime has no wheel for 32-bit (armv7l)."""
     import platform
 
     machine = machine or platform.machine()
     if pi is None:
-        try:
-            pi = "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
-        except OSError:
-            pi = False
+        pi = on_a_pi()
     if machine == "aarch64":
         return Check(OK, "architecture", "64-bit ARM (arm64)")
     if machine.startswith("arm"):
         return Check(FAIL, "architecture", f"{machine} is a 32-bit OS: onnxruntime has no "
-                     "wheel for it; install Raspberry Pi OS (64-bit) Bookworm")
+                     "wheel for it; flash Raspberry Pi OS (64-bit) Trixie with Raspberry Pi Imager")
     if pi:
         return Check(WARN, "architecture", f"{machine} on a Raspberry Pi?")
     return Check(OK, "architecture", f"{machine} (not a Raspberry Pi)")
@@ -452,7 +475,44 @@ def check_libraries(camera_source: str, run=None) -> Check:
     modules = ("numpy", "cv2", "onnxruntime") + (
         ("picamera2",) if camera_source.strip() == "picamera2" else ())
     ok, line = check_imports(modules, **({"run": run} if run else {}))
-    return Check(OK if ok else FAIL, "libraries", line)
+    if ok:
+        return Check(OK, "libraries", line)
+    return Check(FAIL, "libraries", f"{line}. Fix: {libraries_fix(line)}")
+
+
+def libraries_fix(line: str) -> str:
+    """What to do about an import verdict that failed, in one sentence."""
+    reinstall = ("run sudo ./firmware_config/install.sh again in the checkout: it installs "
+                 "the versions of firmware_config/constraints/<release>.txt and checks them")
+    if "SIGILL" in line:
+        return ("a library is built for a newer CPU than this one (onnxruntime 1.21 and "
+                f"later on a Pi 4); {reinstall} (onnxruntime 1.20.1)")
+    if "dtype size changed" in line or "numpy" in line and "picamera2" in line:
+        return ("picamera2 is built against the OS's numpy and the venv holds another; "
+                f"{reinstall} (the venv keeps the OS's numpy)")
+    if "No module named" in line or "ModuleNotFoundError" in line:
+        return reinstall + (" (picamera2 comes from apt: sudo apt install python3-picamera2, "
+                            "with a venv made with --system-site-packages)"
+                            if "picamera2" in line else "")
+    return reinstall
+
+
+def check_port(port: int, holders=None) -> Check:
+    """The service's port: free, or served by zatre itself; else which program holds
+    it (the service cannot start then)."""
+    from .port_holder import describe_holders, port_holders
+
+    found = port_holders(port) if holders is None else holders
+    if not found:
+        return Check(OK, "port", f"port {port} is free for the service")
+    if all(h.pid is not None and "zatre" in h.name for h in found):
+        return Check(OK, "port", f"port {port}: the table's server listens "
+                                 f"(pid {', '.join(str(h.pid) for h in found)})")
+    held = describe_holders(port) if holders is None else \
+        "held by " + ", ".join(h.describe() for h in found)
+    return Check(FAIL, "port", f"port {port} is {held}: the service cannot listen there; "
+                               f"stop that program (sudo systemctl disable --now NAME) or "
+                               f"set another server.port")
 
 
 def _guarded(name: str, fn: Callable[[], Check]) -> Check:
@@ -460,6 +520,10 @@ def _guarded(name: str, fn: Callable[[], Check]) -> Check:
     of another user, ...) is one FAIL line; the other checks still run."""
     try:
         return fn()
+    except PermissionError as exc:
+        what = f" {exc.filename}" if exc.filename else ""
+        return Check(FAIL, name, f"could not be checked: this user may not read{what}; "
+                                 f"run {AS_SERVICE_USER}")
     except Exception as exc:  # noqa: BLE001 - reported, never a traceback
         why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:200]
         return Check(FAIL, name, f"could not be checked ({why})")
@@ -484,6 +548,7 @@ def run_checks(config: str | None = None, camera: bool = True,
     checks.append(_guarded("board model", check_board_model))
     checks.append(_guarded("calibration", lambda: check_calibration(
         calibration_path(settings), cam.source)))
+    checks.append(_guarded("port", lambda: check_port(srv.port)))
     checks.append(_guarded("disk", lambda: check_disk(srv.data_dir)))
     checks.append(_guarded("database", lambda: check_database(srv.data_dir, srv.db)))
     checks.append(_guarded("pin", lambda: check_pin(srv.data_dir, srv.db, srv.table, srv.pin)))

@@ -2,18 +2,27 @@
 
 The unit is ``Type=notify`` with ``WatchdogSec``: ``zatre serve`` says ``READY=1`` once it
 serves and ``STOPPING=1`` when it stops; a :class:`WatchdogFeeder` thread says
-``WATCHDOG=1`` every third of the watchdog interval *while the camera makes progress*.
-A camera hung in its read (the service's state "stalled") stops the feeding, and
-systemd restarts the service, instead of the table waiting for a person. Outside
-systemd (no ``NOTIFY_SOCKET``) everything here does nothing.
+``WATCHDOG=1`` every third of the watchdog interval *while the parts a table needs show
+life* (:class:`TableHealth`): the camera gave a frame within its stall limit, or is known
+to be off or away (the camera service's state is anything but "stalled", which it
+becomes also when the first capture never returns), and the web server answers a
+request the feeder makes to itself (``GET /api/state``, which also takes the table's
+lock). A hang of either stops the feeding, and systemd restarts the service, instead of
+the table waiting for a person. Outside systemd (no ``NOTIFY_SOCKET``) everything here
+does nothing.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Mapping
+
+log = logging.getLogger("zatre.watchdog")
 
 
 def notify(message: str, env: Mapping[str, str] | None = None) -> bool:
@@ -57,6 +66,7 @@ class WatchdogFeeder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.fed = 0
+        self._was_ok = True
 
     def beat(self) -> bool:
         try:
@@ -66,6 +76,12 @@ class WatchdogFeeder:
         if ok:
             self.send("WATCHDOG=1")
             self.fed += 1
+        if ok != self._was_ok:  # the journal and systemctl status say why, once
+            why = getattr(self.healthy, "reason", "") or "the health check failed"
+            line = "watchdog fed again" if ok else f"watchdog not fed: {why}"
+            (log.info if ok else log.warning)("%s", line)
+            self.send(f"STATUS={line}")
+            self._was_ok = ok
         return ok
 
     def start(self) -> None:
@@ -88,3 +104,51 @@ def camera_progressing(state: Callable[[], dict], stalled_states=("stalled",)) -
     """Healthy unless the camera says it is connected but gives no frame."""
     camera = state() or {}
     return camera.get("state") not in stalled_states
+
+
+def http_answers(url: str, timeout_s: float) -> bool:
+    """True when ``GET url`` gets an answer below 500 within ``timeout_s`` (no proxy)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=timeout_s) as answer:
+            answer.read(1 << 20)
+            return answer.status < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except (OSError, ValueError):  # refused, timed out, reset
+        return False
+
+
+def self_url(host: str, port: int, path: str = "/api/state") -> str:
+    """Where this process's own server answers: 0.0.0.0 and :: are asked on loopback."""
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}{path}"
+
+
+class TableHealth:
+    """The watchdog's question: does the table show life? The camera is not stalled
+    (``camera_state()``'s state), and, with a ``url``, the web server answers it within
+    ``timeout_s``. ``reason`` says what failed last."""
+
+    def __init__(self, camera_state: Callable[[], dict], url: str | None,
+                 timeout_s: float = 5.0, probe: Callable[[str, float], bool] = http_answers):
+        self.camera_state, self.url, self.timeout_s, self.probe = (camera_state, url,
+                                                                   timeout_s, probe)
+        self.reason = ""
+
+    def __call__(self) -> bool:
+        if not camera_progressing(self.camera_state):
+            camera = self.camera_state() or {}
+            self.reason = f"camera stalled ({camera.get('message') or 'no frame'})"
+            return False
+        if self.url is not None and not self.probe(self.url, self.timeout_s):
+            self.reason = (f"the web server did not answer {self.url} within "
+                           f"{self.timeout_s:g} s")
+            return False
+        self.reason = ""
+        return True

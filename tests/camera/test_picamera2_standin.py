@@ -10,7 +10,7 @@ import pytest
 from zatre_vision.calibrate import files
 from zatre_vision.calibrate.exposure import ExposureError, lock_exposure
 from zatre_vision.camera.base import SourceError
-from zatre_vision.camera.picamera import AF_AUTO, AF_MANUAL, Picamera2Source
+from zatre_vision.camera.picamera import AF_AUTO, AF_CONTINUOUS, AF_MANUAL, Picamera2Source
 
 from ..fake_picamera2 import install
 
@@ -117,7 +117,7 @@ def test_one_request_per_frame_gives_both_streams(standin):
     for n, f in enumerate(frames, start=1):
         assert f.image[0, 0, 0] == n and f.lores[0, 0] == n
         assert f.image.shape == (960, 1280, 3) and f.lores.shape == (240, 320)
-    assert src.metadata["LensPosition"] == 1.0
+    assert src.metadata["LensPosition"] == 2.21  # focused once at open (below)
     src.close()
 
 
@@ -205,3 +205,39 @@ def test_a_usb_camera_is_asked_for_fps_in_mjpg_with_one_buffer():
     assert props[cv2.CAP_PROP_FPS] == 5 and props[cv2.CAP_PROP_BUFFERSIZE] == 1
     assert props[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
     assert (props[cv2.CAP_PROP_FRAME_WIDTH], props[cv2.CAP_PROP_FRAME_HEIGHT]) == (1280, 960)
+
+
+def test_a_camera_module_3_focuses_once_on_the_board_at_start_and_locks_it(standin):
+    """No calibration: the first open runs one autofocus cycle and holds the lens there;
+    frames then never refocus, and a reopen (reconnect) keeps the same lens position."""
+    src = Picamera2Source()
+    src.open()
+    cam = StandInCamera.instances[-1]
+    assert cam.af_cycles == 1
+    assert [c["AfMode"] for c in cam.set if "AfMode" in c] == [AF_AUTO, AF_MANUAL]
+    assert cam.lens == 2.21 and "locked at 2.21 dioptres" in src.focus
+    for _ in range(5):
+        src.read()
+    assert cam.af_cycles == 1 and cam.controls()["AfMode"] == AF_MANUAL
+    src.close()
+    src.open()  # the reconnect logic reopens: no second cycle, same lens
+    again = StandInCamera.instances[-1]
+    assert again.af_cycles == 0 and again.lens == 2.21
+
+
+def test_a_focus_that_finds_nothing_sharp_leaves_continuous_autofocus(standin, monkeypatch):
+    monkeypatch.setattr(StandInCamera, "autofocus_cycle", lambda self: False)
+    src = Picamera2Source()
+    src.open()  # not an error: the camera still gives frames
+    cam = StandInCamera.instances[-1]
+    assert cam.controls()["AfMode"] == AF_CONTINUOUS
+    assert "continuous autofocus" in src.focus and "nothing sharp" in src.focus
+    assert src.read() is not None
+
+
+def test_a_camera_without_autofocus_is_not_focused(standin, monkeypatch):
+    monkeypatch.setattr(StandInCamera, "__init__",
+                        lambda self, num=0, _init=StandInCamera.__init__: _init(self, num, False))
+    src = Picamera2Source()
+    src.open()
+    assert src.focus == "" and "AfMode" not in StandInCamera.instances[-1].controls()

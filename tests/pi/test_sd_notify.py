@@ -53,9 +53,10 @@ def test_the_feeder_stops_when_the_camera_stalls():
     camera["state"] = "reconnecting"  # unplugged: the reconnect logic has it, keep feeding
     assert feeder.beat()
     camera["state"] = "stalled"  # connected but no frame: let systemd restart us
-    assert not feeder.beat() and len(sent) == 2
+    assert not feeder.beat() and sent.count("WATCHDOG=1") == 2
+    assert sent[-1].startswith("STATUS=watchdog not fed")  # systemctl status says why
     camera["state"] = "ok"
-    assert feeder.beat() and len(sent) == 3
+    assert feeder.beat() and sent.count("WATCHDOG=1") == 3
 
 
 def test_serve_says_ready_and_feeds_the_watchdog(tmp_path):

@@ -11,21 +11,36 @@ from ..errors import InputError, check_folder
 
 
 def _settings(config_file: str | None):
-    from ..config import ConfigError, load_settings
+    """The settings the command finds (--config, $ZATRE_CONFIG, /etc/zatre/config.yaml)."""
+    return _found_settings(config_file)[0]
+
+
+def _found_settings(config_file: str | None):
+    from ..config import ConfigError, load_command_settings
 
     try:
-        return load_settings(config_file)
+        settings, line, found = load_command_settings(config_file)
     except ConfigError as exc:
         raise InputError(str(exc)) from None
+    return settings, line, found
 
 
-def _calibration_out(out: str | None, config_file: str | None) -> Path:
-    """--out, else the settings' calibration file (what the live service uses)."""
+def _calibration_out(out: str | None, config_file: str | None) -> tuple[Path, str]:
+    """--out, else the settings' calibration file (what the live service uses), refused
+    in a data folder no table uses; and the line that says which settings those are
+    (the command prints it when it is done)."""
     if out:
-        return Path(out)
-    from ..config import calibration_path
+        return Path(out), f"calibration file {out} (--out)"
+    from ..config import ConfigError, calibration_path, check_table_folder
 
-    return calibration_path(_settings(config_file))
+    settings, line, found = _found_settings(config_file)
+    target = calibration_path(settings)
+    if settings.camera.calibration is None:
+        try:
+            check_table_folder(settings, found, target.name)
+        except ConfigError as exc:
+            raise InputError(f"{exc} (or --out FILE)") from None
+    return target, f"calibration file {target}, the service's ({line})"
 
 
 @click.group()
@@ -112,7 +127,9 @@ def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
                    "device number, ...; stop the service first).")
 @click.option("--preview", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Where to write the preview JPEG (default: beside --out).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="The table's settings (default: $ZATRE_CONFIG, else "
+                   "/etc/zatre/config.yaml where it exists).")
 def board(image: str | None, out: str | None, lens_file: str | None, markers: bool,
           camera_spec: str | None, preview: str | None, config_file: str | None) -> None:
     """Find the board automatically and write the calibration file and a preview."""
@@ -124,7 +141,7 @@ def board(image: str | None, out: str | None, lens_file: str | None, markers: bo
 
     if (image is None) == (camera_spec is None):
         raise InputError("give either IMAGE or --camera SOURCE")
-    target = _calibration_out(out, config_file)
+    target, which = _calibration_out(out, config_file)
     try:  # before any work: the file must be a calibration (or new), never other data
         files.read_raw(target)
     except CalibrationError as exc:
@@ -153,6 +170,7 @@ def board(image: str | None, out: str | None, lens_file: str | None, markers: bo
         raise InputError(f"{prev}: cannot write the preview ({exc.strerror}); the "
                          f"calibration is saved in {target}") from None
     click.echo(json.dumps({"calibration": str(target), "preview": str(prev), **reg.to_json()}))
+    click.echo(which, err=True)
     click.echo("check the preview: the green grid must lie on the board's lines; the "
                "dashboard's Calibration page shows it too", err=True)
 
@@ -182,7 +200,9 @@ def _grab(spec: str, config_file: str | None):
 @click.option("--settle", type=click.FloatRange(0.5, 30), default=3.0, show_default=True,
               help="Seconds at most to let auto exposure and white balance settle.")
 @click.option("--unlock", is_flag=True, help="Remove the lock (back to automatic).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="The table's settings (default: $ZATRE_CONFIG, else "
+                   "/etc/zatre/config.yaml where it exists).")
 @click.option("--module", default="picamera2", hidden=True)
 def exposure(out: str | None, settle: float, unlock: bool, config_file: str | None,
              module: str) -> None:
@@ -191,11 +211,12 @@ def exposure(out: str | None, settle: float, unlock: bool, config_file: str | No
     from . import files
     from .exposure import ExposureError, lock_exposure
 
-    target = _calibration_out(out, config_file)
+    target, which = _calibration_out(out, config_file)
     try:
         if unlock:
             files.save_controls(target, {})
             click.echo(json.dumps({"calibration": str(target), "camera_controls": {}}))
+            click.echo(which, err=True)
             return
         cam = _settings(config_file).camera
         controls, settled = lock_exposure(cam.size_wh(), settle_s=settle, module=module,
@@ -206,6 +227,7 @@ def exposure(out: str | None, settle: float, unlock: bool, config_file: str | No
     click.echo(json.dumps({"calibration": str(target), "settled": settled,
                            "camera_controls": {k: list(v) if isinstance(v, tuple) else v
                                                for k, v in controls.items()}}))
+    click.echo(which, err=True)
     if not settled:
         click.echo("auto exposure was still moving: the light may flicker; locked anyway",
                    err=True)

@@ -16,10 +16,18 @@ Controls set when it opens (each only where the camera has it, per
   not come from mains-powered lights (``flicker_hz`` 0: off);
 * the locked controls from the calibration (exposure, white balance, and the lens
   position found by autofocus: ``AfMode`` manual with ``LensPosition``).
+
+Focus by default: a camera with autofocus (Camera Module 3, no lens ring) whose
+calibration holds no lens position runs one autofocus cycle on the board when it
+opens and locks the lens there (``focus`` then says where), so a passing hand never
+refocuses it and no setup step is needed. When the cycle finds nothing sharp (board
+not in view yet, dark room) the lens is left in continuous autofocus and ``focus``
+says so; `zatre calibrate exposure` stores a lens position that then wins.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
 
@@ -28,7 +36,7 @@ import numpy as np
 from .base import LORES_SIZE, Frame, SourceError
 
 #: libcamera's enums (controls.AfModeEnum, AeFlickerModeEnum)
-AF_MANUAL, AF_AUTO = 0, 1
+AF_MANUAL, AF_AUTO, AF_CONTINUOUS = 0, 1, 2
 FLICKER_OFF, FLICKER_MANUAL = 0, 1
 
 
@@ -56,7 +64,7 @@ def import_picamera2(module: str = "picamera2"):
 class Picamera2Source:
     def __init__(self, width: int = 1280, height: int = 960, camera_num: int = 0,
                  controls: dict | None = None, clock=time.monotonic, module: str = "picamera2",
-                 fps: float = 5.0, flicker_hz: int = 50):
+                 fps: float = 5.0, flicker_hz: int = 50, autofocus: bool = True):
         self.name = f"picamera2:{camera_num}"
         self.size = (width, height)
         self.camera_num = camera_num
@@ -70,6 +78,11 @@ class Picamera2Source:
         self._count = 0
         #: the newest frame's metadata (LensPosition, FocusFoM, ExposureTime, ...)
         self.metadata: dict = {}
+        #: focus once at open when the calibration holds no lens position
+        self.autofocus = autofocus
+        #: how the lens was set at open: "locked at 2.21 dioptres (autofocus at start)",
+        #: "held by the calibration", "continuous ...", "" (no autofocus)
+        self.focus = ""
 
     def _supported(self, cam, controls: dict) -> dict:
         """``controls`` less those this camera does not have (a camera without
@@ -99,7 +112,31 @@ class Picamera2Source:
             cam.start()
         except Exception as exc:  # noqa: BLE001 - libcamera raises many kinds
             raise SourceError(f"cannot start the Pi camera: {exc}") from None
+        self._focus_once(cam)
         self._cam, self._t0, self._count = cam, self._clock(), 0
+
+    def _focus_once(self, cam) -> None:
+        """Autofocus once on what the camera sees (the board) and lock the lens, unless
+        the camera has no autofocus or the calibration holds the lens already."""
+        if not has_autofocus(cam):
+            self.focus = ""
+            return
+        if "LensPosition" in self.controls:
+            self.focus = (f"held at {self.controls['LensPosition']} dioptres by the "
+                          "calibration")
+            return
+        if not self.autofocus:
+            return
+        try:
+            locked = focus_and_lock(cam)
+        except Exception as exc:  # noqa: BLE001 - SourceError, or libcamera's own
+            with contextlib.suppress(Exception):  # the camera still gives frames
+                cam.set_controls({"AfMode": AF_CONTINUOUS})
+            self.focus = f"continuous autofocus (the focus at start failed: {exc})"
+            return
+        self.controls.update(locked)  # a reopen (reconnect) keeps the lens there
+        self.focus = (f"locked at {locked['LensPosition']} dioptres (autofocus on the "
+                      "board at start)")
 
     def read(self) -> Frame | None:
         if self._cam is None:

@@ -6,6 +6,7 @@ serve``); also runs on its own as ``python -m zatre_vision.server``.
 
 from __future__ import annotations
 
+import errno
 import logging
 import signal
 import sys
@@ -13,7 +14,7 @@ import threading
 
 import click
 
-from ..errors import InputError
+from ..errors import EXIT_INTERNAL, InputError, fail
 
 log = logging.getLogger("zatre.serve")
 
@@ -128,16 +129,20 @@ def _start_gpio(settings, table, camera):
     return hardware
 
 
-def _systemd_ready(table):
+def _systemd_ready(table, host: str, port: int):
     """Under systemd (Type=notify): READY=1 now, and WATCHDOG=1 while the camera makes
-    progress (see sd_notify.py). Returns the feeder thread, or None."""
-    from ..sd_notify import WatchdogFeeder, camera_progressing, notify, watchdog_interval_s
+    progress and the server answers a request to itself (see sd_notify.py). Returns the
+    feeder thread, or None."""
+    from ..sd_notify import TableHealth, WatchdogFeeder, notify, self_url, watchdog_interval_s
 
     notify("READY=1")
     interval = watchdog_interval_s()
     if interval is None:
         return None
-    feeder = WatchdogFeeder(interval, lambda: camera_progressing(lambda: table.camera))
+    every = interval / 3
+    health = TableHealth(lambda: table.camera, self_url(host, port),
+                         timeout_s=max(0.05, min(5.0, every / 2)))
+    feeder = WatchdogFeeder(interval, health)
     feeder.start()
     return feeder
 
@@ -191,7 +196,16 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     except OSError as exc:
         store.close()
         lock.release()
-        raise InputError(f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})") from None
+        message = f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})"
+        if exc.errno == errno.EADDRINUSE:
+            # not bad settings: exit 1, so that systemd tries again (the holder may be a
+            # program that goes away); the journal names the holder every time
+            from ..port_holder import describe_holders
+
+            held = describe_holders(srv.port)
+            fail(f"{message}: port {srv.port} is {held or 'held by another program'}; stop "
+                 f"that program or set another server.port", EXIT_INTERNAL)
+        raise InputError(message) from None
     except ValueError:  # waitress: a host name that does not resolve
         store.close()
         lock.release()
@@ -232,7 +246,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
                    f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
         if ready is not None:
             ready.set()
-        feeder = _systemd_ready(table)
+        feeder = _systemd_ready(table, srv.host, getattr(server, "effective_port", srv.port))
         server.run()
     except KeyboardInterrupt:
         pass

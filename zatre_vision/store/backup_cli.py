@@ -9,20 +9,26 @@ import click
 from ..errors import InputError
 
 _config = click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
-                       help="The settings file the service uses (e.g. /etc/zatre/config.yaml).")
+                       help="The settings file the service uses (default: $ZATRE_CONFIG, "
+                            "else /etc/zatre/config.yaml where it exists).")
 _data_dir = click.option("--data-dir", type=click.Path(file_okay=False), default=None,
                          help="Folder of the SQLite database (default: from the settings).")
 
 
-def _database(config_file: str | None, data_dir: str | None) -> Path:
-    from ..config import ConfigError, load_settings
+def _database(config_file: str | None, data_dir: str | None, writing: bool = False
+              ) -> tuple[Path, str]:
+    """The table's database, from the settings the command finds, and the line that
+    says which they are; ``writing``: refused in a folder no table uses."""
+    from ..config import ConfigError, check_table_folder, load_command_settings
     from .backup import database_path
     from .base import StoreError
 
     overrides = {"server": {"data_dir": data_dir}} if data_dir else None
     try:
-        settings = load_settings(config_file, overrides)
-        return database_path(settings.server.data_dir, settings.server.db)
+        settings, line, found = load_command_settings(config_file, overrides)
+        if writing:
+            check_table_folder(settings, found or bool(data_dir), "a restored database")
+        return database_path(settings.server.data_dir, settings.server.db), line
     except (ConfigError, StoreError) as exc:
         raise InputError(str(exc)) from None
 
@@ -36,12 +42,12 @@ def backup(target: str, config_file: str | None, data_dir: str | None) -> None:
     from .backup import backup as do_backup
     from .base import StoreError
 
-    source = _database(config_file, data_dir)
+    source, line = _database(config_file, data_dir)
     try:
         version = do_backup(source, Path(target))
     except (StoreError, OSError) as exc:
         raise InputError(str(exc)) from None
-    click.echo(f"backed up {source} to {target} (schema version {version})", err=True)
+    click.echo(f"backed up {source} to {target} (schema version {version}); {line}", err=True)
 
 
 @click.command()
@@ -53,10 +59,10 @@ def restore(source: str, config_file: str | None, data_dir: str | None) -> None:
     from .backup import restore as do_restore
     from .base import StoreError
 
-    target = _database(config_file, data_dir)
+    target, line = _database(config_file, data_dir, writing=True)
     try:
         kept = do_restore(Path(source), target)
     except (StoreError, OSError) as exc:
         raise InputError(str(exc)) from None
     note = f"; the database it replaced is kept as {kept}" if kept else ""
-    click.echo(f"restored {source} as {target}{note}", err=True)
+    click.echo(f"restored {source} as {target}{note}; {line}", err=True)

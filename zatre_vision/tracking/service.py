@@ -36,7 +36,8 @@ STATUS_EVERY_S = 2.0
 FAULT_RETRY_S = 1.0
 FAULT_RETRY_MAX_S = 30.0
 #: a connected camera with no frame for this long is reported as stalled (checked every
-#: WATCH_EVERY_S)
+#: WATCH_EVERY_S); before the first frame, counted from the start of the capture loop
+#: (a first capture that never returns is a stall too)
 STALL_S = 10.0
 WATCH_EVERY_S = 1.0
 
@@ -77,7 +78,8 @@ class CameraService:
 
     def __init__(self, table, source: FrameSource, reader_factory: Callable[[], CellReader],
                  config: PipelineConfig | None = None, clock=time.monotonic,
-                 fps: float | None = None, on_frame: Callable[[], None] | None = None):
+                 fps: float | None = None, on_frame: Callable[[], None] | None = None,
+                 stall_s: float = STALL_S, watch_every_s: float = WATCH_EVERY_S):
         self.table = table
         self.source = ReconnectingSource(source, on_status=self._camera_status)
         self.reader_factory = reader_factory
@@ -94,7 +96,9 @@ class CameraService:
         #: the newest frame read (the dashboard's board registration takes it)
         self.last_frame: Frame | None = None
         self._frame_at: float | None = None  # when the newest frame came (clock)
+        self._capturing_since: float | None = None  # when the capture loop began (clock)
         self._stalled = False
+        self.stall_s, self.watch_every_s = stall_s, watch_every_s
         self._watchdog: threading.Thread | None = None
         #: at most ``fps`` frames are read a second (None: as fast as they come)
         self.pacer = FramePacer(fps, clock, self._stop.wait) if fps else None
@@ -122,13 +126,17 @@ class CameraService:
             self._watchdog = None
 
     def _watch(self) -> None:
-        """A camera that says it is connected but whose read never returns (a hung
-        driver) would leave the state "ok" for good: after ``STALL_S`` with no frame the
-        table is told, once, until frames come again."""
-        while not self._stop.wait(WATCH_EVERY_S):
-            since = self._frame_at
-            if (since is None or self._stalled or self.source.status.state != "ok"
-                    or self._clock() - since < STALL_S):
+        """A camera that says it is connected (or is still opening) but whose read never
+        returns (a hung driver, a first capture that never comes back) would leave the
+        state "ok" for good: after ``stall_s`` with no frame (before the first frame:
+        since the capture loop began) the table is told, once, until frames come again;
+        the systemd watchdog then stops being fed (sd_notify.py). A camera that is away
+        ("lost", "reconnecting") is the reconnect logic's, not a stall."""
+        while not self._stop.wait(self.watch_every_s):
+            since = self._frame_at if self._frame_at is not None else self._capturing_since
+            if (since is None or self._stalled
+                    or self.source.status.state not in ("ok", "starting")
+                    or self._clock() - since < self.stall_s):
                 continue
             self._stalled = True
             self.table.set_camera_status({
@@ -156,6 +164,7 @@ class CameraService:
             self.table.set_camera_status({"state": "error", "message": self.error})
             return
         delay, opened = FAULT_RETRY_S, False
+        self._capturing_since = self._clock()
         try:
             while not self._stop.is_set():
                 try:
@@ -172,8 +181,10 @@ class CameraService:
                             break
                         continue
                     self._frame_at = self._clock()
-                    if self._stalled:  # frames again: the next report says so at once
+                    if self._stalled:  # frames again: say so now (with no match set
+                        # up there is no report to say it), and the next report at once
                         self._stalled, self._status_at = False, 0.0
+                        self._camera_status(self.source.status)
                     self._step(reader, frame)
                     self.error, delay = None, FAULT_RETRY_S
                 except Exception as exc:  # noqa: BLE001 - report, keep the game, go on
