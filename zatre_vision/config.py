@@ -30,7 +30,10 @@ class ConfigError(ValueError):
 
 
 #: The PIN: 4 to 12 ASCII digits (``\d`` would also take other scripts' digits).
-PIN_PATTERN = re.compile(r"[0-9]{4,12}")
+#: a PIN: 4 to 12 digits, or a passphrase of 12 to 128 characters (no control
+#: characters), which no one guesses offline from a leaked PIN hash
+PIN_PATTERN = re.compile(r"[0-9]{4,12}|[^\x00-\x1f\x7f]{12,128}")
+PIN_RULE = "4 to 12 digits, or a passphrase of 12 to 128 characters"
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
 
@@ -56,7 +59,8 @@ class ServerSettings(_Section):
     #: An IP address or a host name of this machine to listen on.
     host: str = "0.0.0.0"
     port: int = Field(8000, ge=1, le=65535)
-    #: The table's PIN (4 to 12 digits). None: chosen on first setup in the browser.
+    #: The table's PIN (4 to 12 digits, or a passphrase of 12 to 128 characters).
+    #: None: chosen on first setup in the browser.
     pin: str | None = None
     data_dir: Path = Path("data")
     #: None: SQLite in data_dir; or ``postgresql://user:pass@host/db`` for a club server.
@@ -92,7 +96,7 @@ class ServerSettings(_Section):
     @classmethod
     def _pin_digits(cls, v: str | None) -> str | None:
         if v is not None and not PIN_PATTERN.fullmatch(str(v)):
-            raise ValueError("the PIN is 4 to 12 digits")
+            raise ValueError(f"the PIN is {PIN_RULE}")
         return v
 
     @field_validator("db")

@@ -2,6 +2,7 @@
 capped per address and in all (later ones are told to poll); closed ones and idle
 connections are let go quickly."""
 
+import http.client
 import json
 import socket
 
@@ -114,3 +115,18 @@ def test_one_address_cannot_take_every_connection(live, table):
     finally:
         for s in (*mine, extra, other):
             s.close()
+
+
+def test_head_events_is_answered_without_a_stream(live, table):
+    """A HEAD (a link checker, a proxy's health check) gets the stream's head, not a
+    503 "too many live views", and takes no stream slot."""
+    srv = live(per_address=2, total=10)
+    for _ in range(3):
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+        conn.request("HEAD", "/events")
+        resp = conn.getresponse()
+        assert resp.status == 200
+        assert resp.getheader("Content-Type").startswith("text/event-stream")
+        assert resp.read() == b""
+        conn.close()
+    assert srv.hub.count == 0 and srv.hub.refused == 0

@@ -110,6 +110,28 @@ class Store:
         with self.transaction():
             self._exec("DELETE FROM settings WHERE key = ?", (key,))
 
+    # -- wrong PINs (server/security.py) -------------------------------------------------
+    def pin_failures(self, table: str) -> list[dict]:
+        """Each address's wrong PINs at ``table``: ``address``, ``failures``,
+        ``last_at`` and ``until_at`` (seconds since the epoch)."""
+        return self._rows("SELECT address, failures, last_at, until_at FROM pin_failures "
+                          "WHERE table_name = ?", (table,))
+
+    def save_pin_failure(self, table: str, address: str, failures: int, last_at: float,
+                         until_at: float) -> None:
+        with self.transaction():
+            self._exec("INSERT INTO pin_failures (table_name, address, failures, last_at, "
+                       "until_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_name, address) "
+                       "DO UPDATE SET failures = excluded.failures, last_at = excluded.last_at, "
+                       "until_at = excluded.until_at",
+                       (table, address, failures, last_at, until_at))
+
+    def forget_pin_failures(self, table: str, addresses: list[str]) -> None:
+        with self.transaction():
+            for address in addresses:
+                self._exec("DELETE FROM pin_failures WHERE table_name = ? AND address = ?",
+                           (table, address))
+
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, table: str, players: list[str], record: dict, *, season: str | None,
                      source: str, totals: dict, tournament_id: int | None = None,
