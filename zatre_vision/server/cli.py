@@ -187,7 +187,10 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
         server = make_server(app, hub, host=srv.host, port=srv.port, threads=srv.threads,
                              idle_timeout_s=srv.idle_timeout_s,
                              max_connections=srv.max_connections,
-                             connections_per_address=srv.connections_per_address)
+                             connections_per_address=srv.connections_per_address,
+                             reserved_connections=srv.reserved_connections,
+                             headers_timeout_s=srv.headers_timeout_s,
+                             request_timeout_s=srv.request_timeout_s)
         app.extensions["zatre"].streams = hub
     except OSError as exc:
         store.close()
