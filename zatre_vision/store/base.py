@@ -162,17 +162,18 @@ class Store:
                    "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (match_id, kind, source, json.dumps(payload), turn_number, snapshot, stamp))
 
-    def save_match(self, match_id: int, *, record: dict, pending: dict | None, finished: bool,
+    def save_match(self, match_id: int, *, record: dict | str, pending: dict | None, finished: bool,
                    totals: dict, winners: list[str], kind: str, payload: dict,
                    source: str | None = None, turn_number: int | None = None,
                    snapshot: bytes | None = None) -> None:
-        """One change of a match: its new record and the event that made it, in one
-        transaction."""
+        """One change of a match: its new record (a dict, or its JSON text) and the
+        event that made it, in one transaction."""
         stamp = now_iso()
         with self.transaction():
             self._exec("UPDATE matches SET updated = ?, record = ?, pending = ?, finished = ?, "
                        "totals = ?, winners = ? WHERE id = ?",
-                       (stamp, json.dumps(record), json.dumps(pending) if pending else None,
+                       (stamp, record if isinstance(record, str) else json.dumps(record),
+                        json.dumps(pending) if pending else None,
                         int(finished), json.dumps(totals), json.dumps(winners), match_id))
             self._event(match_id, kind, source, payload, turn_number, snapshot, stamp)
 
