@@ -90,8 +90,11 @@ def new_setup_code() -> str:
 #: scrypt checks of a stored PIN hash at once, from every address together (each
 #: takes some 32 MB of memory and a core for a tenth of a second)
 MAX_CHECKS = 2
-#: how long a check waits for one of those before its try is refused (429)
+#: how long a check waits for one of those before its try is refused (429), and how
+#: many may wait at once (each holds a request thread; more are refused at once, so
+#: a burst of guesses from many addresses leaves the operator his threads)
 CHECK_WAIT_S = 5.0
+MAX_WAITING = 4
 
 
 class PinGuard:
@@ -108,7 +111,7 @@ class PinGuard:
 
     def __init__(self, store, table_name: str, configured_pin: str | None,
                  clock: Callable[[], float] = time.time, *, max_checks: int = MAX_CHECKS,
-                 check_wait_s: float = CHECK_WAIT_S):
+                 check_wait_s: float = CHECK_WAIT_S, max_waiting: int = MAX_WAITING):
         self.store = store
         self.table_name = table_name
         self.key = f"pin_hash:{table_name}"
@@ -116,6 +119,8 @@ class PinGuard:
         self.configured = configured_pin
         self.clock = clock
         self.check_wait_s = check_wait_s
+        self.max_waiting = max_waiting
+        self._waiting = 0
         self._failures: dict[str, _Failures] = {}
         self._checking: set[str] = set()
         self._checks = threading.BoundedSemaphore(max_checks)
@@ -213,7 +218,16 @@ class PinGuard:
                 self._digest(pin), known[1]))
 
         def slow() -> bool:
-            if not self._checks.acquire(timeout=self.check_wait_s):
+            with self._lock:
+                if self._waiting >= self.max_waiting:
+                    raise PinBusy()
+                self._waiting += 1
+            try:
+                got = self._checks.acquire(timeout=self.check_wait_s)
+            finally:
+                with self._lock:
+                    self._waiting -= 1
+            if not got:
                 raise PinBusy()
             try:
                 with self._lock:
