@@ -30,7 +30,8 @@ class Clock:
 @pytest.fixture
 def new_table(databases):
     store = databases.open()
-    app = create_app(load_settings(None, {"server": {"data_dir": str(databases.tmp_path / "data")}}), Table(store, "table-1"), store)
+    settings = load_settings(None, {"server": {"data_dir": str(databases.tmp_path / "data")}})
+    app = create_app(settings, Table(store, "table-1"), store)
     yield app, store
     store.close()
 
