@@ -3,6 +3,7 @@ a file only the service reads (mode 0600), not in the database or its backups; i
 changes when the PIN changes and on ``zatre restore``."""
 
 import hashlib
+import hmac
 import sqlite3
 import stat
 
@@ -71,8 +72,6 @@ def test_a_cookie_forged_from_a_copied_database_is_refused(tmp_path):
     candidates = [*values, "", "zatre-pin"]
     forged_statuses = set()
     for secret in candidates:
-        import hmac
-
         for auth in (hashlib.sha256(("zatre-pin:" + pin_hash).encode()).hexdigest()[:16],
                      hmac.new(secret.encode(), ("zatre-pin:" + pin_hash).encode(),
                               hashlib.sha256).hexdigest()[:16]):

@@ -5,9 +5,12 @@ session cookie from ``POST /login`` plus the session's CSRF token (form field
 ``csrf_token`` or header ``X-CSRF-Token``) on every POST, or, for club tools, the
 header ``X-Table-PIN`` (a custom header cannot be sent cross-site, so it needs no
 token). Each wrong PIN from an address makes it wait longer before the next try
-(``delay_after``); a try while it waits is a 429 that says how long. The first PIN of
+(``delay_after``); a try while it waits is a 429 that says how long. A try is counted
+(and stored, so a restart frees no one) before it is checked, and one address has one
+check at a time: guesses sent at the same moment are not all checked. The first PIN of
 a new table needs the one-time setup code that ``zatre serve`` prints and ``zatre
-doctor`` shows (so a spectator cannot claim the table).
+doctor`` shows (so a spectator cannot claim the table). The session cookies are signed
+with a key kept out of the database (``store/session_key.py``).
 """
 
 from __future__ import annotations
