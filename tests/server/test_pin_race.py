@@ -150,7 +150,11 @@ def test_the_lockout_survives_a_restart(databases):
         assert again.check("0000", "10.0.0.9") is False
         assert again.wait_for("10.0.0.9") == 2 * wait     # the count went on
         clock.now += 2 * wait
+        assert again.check("0000", "10.0.0.8") is False
         assert again.check(PIN, "10.0.0.9") is True       # the right PIN clears it
         assert PinGuard(store, "table-1", PIN, clock=clock).wait_for("10.0.0.9") == 0
+        clock.now += security.FORGET_S + 1                # a day later: forgotten, stored too
+        PinGuard(store, "table-1", PIN, clock=clock)
+        assert store.pin_failures("table-1") == []
     finally:
         store.close()

@@ -140,11 +140,17 @@ class PinGuard:
         self._load()
 
     def _load(self) -> None:
+        """The stored counts; those quiet for a day (and no longer waiting) are deleted."""
         now = self.clock()
+        stale = []
         for row in self.store.pin_failures(self.table_name):
             f = _Failures(int(row["failures"]), float(row["last_at"]), float(row["until_at"]))
-            if not (now - f.last > FORGET_S and now >= f.until):
+            if now - f.last > FORGET_S and now >= f.until:
+                stale.append(str(row["address"]))
+            else:
                 self._failures[str(row["address"])] = f
+        if stale:
+            self.store.forget_pin_failures(self.table_name, stale)
 
     def _hash(self) -> str | None:
         return None if self.configured else self.store.get_setting(self.key)
