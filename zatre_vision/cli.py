@@ -215,20 +215,36 @@ def bench_analyse(out: str, hard: int) -> None:
 @click.option("--rate", type=click.FloatRange(1, 200), default=20.0, show_default=True,
               help="GET /api/state per second.")
 @click.option("--seconds", type=click.FloatRange(5, 300), default=20.0, show_default=True,
-              help="Length of each phase (baseline, then load).")
-def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float) -> None:
-    """zatre serve under open live views and idle sockets while the operator plays
-    (loopback only; exit 1 if a target is missed)."""
+              help="Length of each phase (baseline, load, slow clients).")
+@click.option("--growth-turns", type=click.IntRange(0, 5000), default=500, show_default=True,
+              help="Turns the match grows to under the full room (a turn every 0.1 s).")
+@click.option("--slow", type=click.IntRange(0, 5000), default=1000, show_default=True,
+              help="Slow clients (a head byte every 5 s) from 127.0.0.2 and 127.0.0.3.")
+@click.option("--guesses", type=click.IntRange(0, 256), default=64, show_default=True,
+              help="Wrong PINs sent at one moment (one address, then as many addresses).")
+def bench_load(out: str, streams: int, idle: int, rate: float, seconds: float,
+               growth_turns: int, slow: int, guesses: int) -> None:
+    """zatre serve under open live views and idle sockets while the operator plays and
+    the match grows, under slow clients, and under a burst of PIN guesses (loopback
+    only; exit 1 if a target is missed)."""
 
     from .bench.load_bench import run_load_benchmark
 
     check_output_file(out)
     command = "zatre bench load " + " ".join(sys.argv[3:])
     result = run_load_benchmark(streams=streams, idle=idle, rate=rate, seconds=seconds,
+                                growth_turns=growth_turns, slow=slow, guesses=guesses,
                                 command=command)
+    slow_op = (result["slow_clients"] or {}).get("operator", {}).get("all", {})
+    pins = result["pin_guesses"] or {}
     write_bench_result(out, result, {k: result[k] for k in ("ok", "p99_ratio_load_to_baseline",
                                                              "errors")}
                        | {"load_p99_ms": result["load"]["all"]["p99_ms"],
+                          "growing_match_p99_ms": result["growing_match"]["all"]["p99_ms"],
+                          "slow_clients_operator_p99_ms": slow_op.get("p99_ms"),
+                          "pin_checks_one_address": pins.get("one_address", {}).get("checked"),
+                          "pin_peak_rss_mb": pins.get("peak_rss_mb", {}).get(
+                              "after_many_addresses"),
                           "missed_versions": result["streams"]["missed_versions"]},
                        command=command)
     if not result["ok"]:

@@ -32,7 +32,10 @@ class ConfigError(ValueError):
 
 
 #: The PIN: 4 to 12 ASCII digits (``\d`` would also take other scripts' digits).
-PIN_PATTERN = re.compile(r"[0-9]{4,12}")
+#: a PIN: 4 to 12 digits, or a passphrase of 12 to 128 characters (no control
+#: characters), which no one guesses offline from a leaked PIN hash
+PIN_PATTERN = re.compile(r"[0-9]{4,12}|[^\x00-\x1f\x7f]{12,128}")
+PIN_RULE = "4 to 12 digits, or a passphrase of 12 to 128 characters"
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
 
@@ -58,7 +61,8 @@ class ServerSettings(_Section):
     #: An IP address or a host name of this machine to listen on.
     host: str = "0.0.0.0"
     port: int = Field(8000, ge=1, le=65535)
-    #: The table's PIN (4 to 12 digits). None: chosen on first setup in the browser.
+    #: The table's PIN (4 to 12 digits, or a passphrase of 12 to 128 characters).
+    #: None: chosen on first setup in the browser.
     pin: str | None = None
     data_dir: Path = Path("data")
     #: None: SQLite in data_dir; or ``postgresql://user:pass@host/db`` for a club server.
@@ -71,10 +75,19 @@ class ServerSettings(_Section):
     streams_total: int = Field(512, ge=1, le=10000)
     #: open connections at most (streams included); more wait to be accepted.
     max_connections: int = Field(1000, ge=16, le=20000)
-    #: open connections from one client address at most; more are closed at once.
-    connections_per_address: int = Field(500, ge=4, le=20000)
+    #: open connections from one client address at most; more are closed at once
+    #: (this machine's own addresses, 127.0.0.1 and ::1, are not limited).
+    connections_per_address: int = Field(64, ge=4, le=20000)
+    #: connections kept for this machine (the table's own display): every other
+    #: address together holds at most max_connections minus these.
+    reserved_connections: int = Field(32, ge=0, le=1000)
     #: a connection that sends no complete request for this long is closed.
     idle_timeout_s: float = Field(10.0, ge=1, le=600)
+    #: a request's head must arrive whole within this many seconds of its first byte,
+    #: and the whole request (with its body) within request_timeout_s; else its
+    #: connection is closed (a client sending a byte now and then holds no slot).
+    headers_timeout_s: float = Field(5.0, ge=0.5, le=120)
+    request_timeout_s: float = Field(30.0, ge=1, le=600)
     table: str = Field("table-1", min_length=1, max_length=40)
     season: str | None = Field(None, max_length=40)
     keepalive_s: float = Field(15.0, gt=0, le=300)
@@ -94,7 +107,15 @@ class ServerSettings(_Section):
     @classmethod
     def _pin_digits(cls, v: str | None) -> str | None:
         if v is not None and not PIN_PATTERN.fullmatch(str(v)):
-            raise ValueError("the PIN is 4 to 12 digits")
+            raise ValueError(f"the PIN is {PIN_RULE}")
+        return v
+
+    @field_validator("reserved_connections")
+    @classmethod
+    def _reserve_leaves_room(cls, v: int, info) -> int:
+        most = info.data.get("max_connections")
+        if most is not None and v >= most // 2:
+            raise ValueError("reserved_connections is less than half of max_connections")
         return v
 
     @field_validator("db")

@@ -19,6 +19,8 @@ events are the caller's (see ``zatre_vision.store`` and the server).
 
 from __future__ import annotations
 
+import copy
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +76,8 @@ class Match:
     as_recorded: bool = False
     notes: list[str] = field(default_factory=list, init=False)
     _replayed: ReplayState | None = field(default=None, repr=False)
+    #: what the views read, kept in step with ``_replayed`` as turns are appended
+    _derived: _Derived | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.starter = checked_starter(self.players, self.starter, 6, MatchError,
@@ -94,10 +98,36 @@ class Match:
     def replayed(self) -> ReplayState:
         if self._replayed is None:
             self._replayed = run_replay(self.record(), apply_all=True)
+            self._derived = None
         return self._replayed
 
     def _changed(self) -> None:
         self._replayed = None
+        self._derived = None
+
+    def _appended(self) -> None:
+        """The last of ``turns`` was just added at the end: the replay goes on from where
+        it stood (one turn's work) instead of starting again from the first turn, so a
+        turn costs the same at turn 500 as at turn 5. A correction, an undo or the end
+        of the match replays the whole record (``_changed``)."""
+        rep = self._replayed
+        if rep is None or rep.referee is None or self.minus or len(rep.turns) != len(self.turns) - 1:
+            self._changed()
+            return
+        turn = self.turns[-1]
+        rep.turns.append(rep.referee.commit(turn, apply_all=True))
+        if self._derived is not None:
+            self._derived.add(len(self.turns), turn, rep.turns[-1])
+
+    @property
+    def derived(self) -> _Derived:
+        rep = self.replayed
+        if self._derived is None:
+            d = _Derived()
+            for number, (turn, replayed) in enumerate(zip(self.turns, rep.turns, strict=True), 1):
+                d.add(number, turn, replayed)
+            self._derived = d
+        return self._derived
 
     @property
     def board(self):
@@ -115,13 +145,11 @@ class Match:
 
     def held_tiles(self) -> dict[str, list[int]]:
         """Tiles each player is known to hold back (from the hands declared)."""
-        held: dict[str, list[int]] = {}
-        for t in self.replayed.turns:
-            if t.turn.hand is not None and t.applied:
-                rest = Counter(t.turn.hand)
-                rest.subtract(t.turn.placed.values())
-                held[t.turn.player] = sorted(rest.elements())
-        return held
+        return {p: list(v) for p, v in self.derived.held.items()}
+
+    def turn_players(self) -> list[str]:
+        """Who played each turn (1 first)."""
+        return list(self.derived.players)
 
     @property
     def bag_count(self) -> int:
@@ -157,7 +185,7 @@ class Match:
         result, _, _ = self.replayed.referee.judge(RecordTurn(player, placed, hand_t))
         if result.legal:
             self.turns.append(RecordTurn(player, placed, hand_t))
-            self._changed()
+            self._appended()
         else:
             self.pending = PendingTurn(player, placed, hand_t, result)
         return result
@@ -166,7 +194,7 @@ class Match:
         """The operator overrides the rules: the flagged turn is applied as placed."""
         p = self._take_pending()
         self.turns.append(RecordTurn(p.player, p.placed, p.hand, override=True))
-        self._changed()
+        self._appended()
 
     def reject_pending(self) -> PendingTurn:
         """The tiles were taken back: the flagged turn is dropped."""
@@ -325,13 +353,12 @@ class Match:
                            "violations": [v.to_json() for v in self.pending.result.violations]})
         # a committed turn that a later correction shows to break a rule (an operator's
         # override aside): it stays scored as placed, and the table is told
-        for number, (turn, replayed) in enumerate(zip(self.turns, rep.turns, strict=True), 1):
-            if not turn.override and not replayed.result.legal:
-                violations = replayed.result.violations
-                alerts.append({"kind": "broken-turn", "player": turn.player, "turn": number,
-                               "cells": sorted(turn.placed),
-                               "reasons": [v.message for v in violations],
-                               "violations": [v.to_json() for v in violations]})
+        for number in self.derived.broken:
+            turn, violations = self.turns[number - 1], rep.turns[number - 1].result.violations
+            alerts.append({"kind": "broken-turn", "player": turn.player, "turn": number,
+                           "cells": sorted(turn.placed),
+                           "reasons": [v.message for v in violations],
+                           "violations": [v.to_json() for v in violations]})
         if self.notes:
             alerts.append({"kind": "as-recorded", "reasons": list(self.notes)})
         return {
@@ -364,6 +391,28 @@ class Match:
         out["starter"] = self.starter
         return out
 
+    def record_text(self) -> str:
+        """``json.dumps(self.to_record())``, from each turn's text kept as the match
+        grew: no work per turn already played (the store writes this)."""
+        tail: dict = {}
+        if self.minus:
+            tail["minus"] = dict(self.minus)
+        if self.teams:
+            tail["teams"] = dict(self.teams)
+        tail["starter"] = self.starter
+        return (json.dumps({"players": list(self.players)})[:-1] + ', "turns": ['
+                + ", ".join(self.derived.texts) + "], " + json.dumps(tail)[1:])
+
+    def rollback_copy(self) -> Match:
+        """A copy to go back to if a change cannot be stored: the turns (which are
+        frozen) are shared, the lists that hold them are not; its replay is made again
+        only if it is used."""
+        back = copy.copy(self)
+        back.players, back.turns = list(self.players), list(self.turns)
+        back.teams, back.minus, back.notes = dict(self.teams), dict(self.minus), list(self.notes)
+        back._replayed = back._derived = None
+        return back
+
     @classmethod
     def from_record(cls, data: object, finished: bool = False, as_recorded: bool = False
                     ) -> Match:
@@ -378,6 +427,31 @@ class Match:
                     as_recorded=as_recorded)
         match.finished = finished
         return match
+
+
+class _Derived:
+    """Per turn, what the views and the store read, in turn order: each turn's record
+    text (``override`` where its replay found it illegal), the turns a correction
+    showed to be broken, each player's declared held tiles, who played each turn."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self.broken: list[int] = []
+        self.held: dict[str, list[int]] = {}
+        self.players: list[str] = []
+
+    def add(self, number: int, turn: RecordTurn, replayed) -> None:
+        entry = turn.to_json()
+        if not replayed.result.legal:
+            entry["override"] = True
+            if not turn.override:
+                self.broken.append(number)
+        self.texts.append(json.dumps(entry))
+        if turn.hand is not None and replayed.applied:
+            rest = Counter(turn.hand)
+            rest.subtract(turn.placed.values())
+            self.held[turn.player] = sorted(rest.elements())
+        self.players.append(turn.player)
 
 
 def _corrected(placed: Mapping[str, int], hand: tuple[int, ...] | None, cell: str,

@@ -264,7 +264,8 @@ class Table:
               turn_number: int | None = None, snapshot: bytes | None = None) -> None:
         m = self.match
         assert m is not None and self.match_id is not None
-        self.store.save_match(self.match_id, record=m.to_record(), **self._game().stored(m),
+        record = m.record_text() if hasattr(m, "record_text") else m.to_record()
+        self.store.save_match(self.match_id, record=record, **self._game().stored(m),
                               kind=kind, payload=payload, source=source,
                               turn_number=turn_number, snapshot=snapshot)
 
@@ -273,7 +274,9 @@ class Table:
         """Apply ``fn(match)``, persist, publish; roll the match back if the store fails."""
         with self._lock:
             m = self._require_match()
-            backup = copy.deepcopy(m)
+            # the board match copies only what a change can touch (a deep copy grew
+            # with the match); the card game's is deep
+            backup = m.rollback_copy() if hasattr(m, "rollback_copy") else copy.deepcopy(m)
             try:
                 try:
                     result = fn(m)

@@ -77,7 +77,7 @@ def _board_dashboard_state(m: Match) -> dict:
     state = m.state()
     state["held"] = m.held_tiles()
     # who played each turn (1 first): the held-tiles form names player and turn
-    state["turn_players"] = [t.player for t in m.turns]
+    state["turn_players"] = m.turn_players()
     return state
 
 

@@ -14,13 +14,20 @@ from zatre_vision.server.stream_hub import StreamHub, make_server
 
 class LiveServer:
     def __init__(self, app, table, *, threads=4, per_address=256, total=512,
-                 idle_timeout_s=10.0, keepalive_s=15.0, connections_per_address=0):
+                 idle_timeout_s=10.0, keepalive_s=15.0, connections_per_address=0,
+                 max_connections=400, reserved_connections=0, headers_timeout_s=0.0,
+                 request_timeout_s=0.0):
         self.table = table
         self.hub = StreamHub(table, keepalive_s=keepalive_s, per_address=per_address,
                              total=total)
         self.server = make_server(app, self.hub, host="127.0.0.1", port=0, threads=threads,
-                                  idle_timeout_s=idle_timeout_s, max_connections=400,
-                                  connections_per_address=connections_per_address)
+                                  idle_timeout_s=idle_timeout_s,
+                                  max_connections=max_connections,
+                                  connections_per_address=connections_per_address,
+                                  reserved_connections=reserved_connections,
+                                  headers_timeout_s=headers_timeout_s,
+                                  request_timeout_s=request_timeout_s)
+        self.policy = self.server.zatre_policy
         app.extensions["zatre"].streams = self.hub
         self.port = int(self.server.effective_port)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -270,7 +270,8 @@ def test_first_setup_chooses_the_pin(databases):
     from zatre_vision.table import Table
 
     store = databases.open()
-    app = create_app(load_settings(None, {}), Table(store, "t"), store)
+    settings = load_settings(None, {"server": {"data_dir": str(databases.tmp_path / "data")}})
+    app = create_app(settings, Table(store, "t"), store)
     c = app.test_client()
     page = c.get("/setup").data.decode()
     assert 'name="new_pin"' in page

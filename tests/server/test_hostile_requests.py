@@ -136,7 +136,8 @@ def test_error_messages_stay_one_short_line(operator, playing):
 
 def test_first_setup_keeps_no_pin_when_the_form_is_refused(databases):
     store = databases.open()
-    app = create_app(load_settings(None, {}), Table(store, "t"), store)
+    settings = load_settings(None, {"server": {"data_dir": str(databases.tmp_path / "data")}})
+    app = create_app(settings, Table(store, "t"), store)
     c = app.test_client()
     page = c.get("/setup").data.decode()
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]

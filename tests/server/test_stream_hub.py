@@ -2,8 +2,13 @@
 capped per address and in all (later ones are told to poll); closed ones and idle
 connections are let go quickly."""
 
+import contextlib
+import http.client
 import json
+import selectors
 import socket
+import threading
+import time
 
 import pytest
 
@@ -99,18 +104,126 @@ def test_without_a_hub_the_view_streams_itself_within_its_cap(app, client):
     third.close()
 
 
+def _from(address: str, port: int) -> socket.socket:
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind((address, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def _get_state(s: socket.socket) -> bytes:
+    s.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    return s.recv(100)
+
+
 def test_one_address_cannot_take_every_connection(live, table):
     srv = live(connections_per_address=3)
-    mine = [socket.create_connection(("127.0.0.1", srv.port), timeout=5) for _ in range(3)]
-    extra = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
-    other = socket.socket()
-    other.settimeout(5)
+    mine = [_from("127.0.0.2", srv.port) for _ in range(3)]
+    extra = _from("127.0.0.2", srv.port)
+    other = _from("127.0.0.3", srv.port)
+    local = [_from("127.0.0.1", srv.port) for _ in range(5)]   # this machine: no limit
     try:
         assert extra.recv(100) == b""          # closed at once: over its address's share
-        other.bind(("127.0.0.2", 0))           # another address still gets an answer
-        other.connect(("127.0.0.1", srv.port))
-        other.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        assert other.recv(100).startswith(b"HTTP/1.1 200")
+        assert _get_state(other).startswith(b"HTTP/1.1 200")   # another address is served
+        assert all(_get_state(s).startswith(b"HTTP/1.1 200") for s in local)
+        assert srv.policy.refused == 1
     finally:
-        for s in (*mine, extra, other):
+        for s in (*mine, extra, other, *local):
             s.close()
+
+
+def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(live, table):
+    """Each byte is activity, so the idle limit never fires; the head's deadline does."""
+    srv = live(headers_timeout_s=1.0, idle_timeout_s=30)
+    slow = _from("127.0.0.2", srv.port)
+    slow.settimeout(0.2)
+    closed = False
+    try:
+        for byte in b"GET /api/state HTTP/1.1\r\nHost: a-very-long-host-name\r\n":
+            try:
+                slow.sendall(bytes([byte]))
+                closed = slow.recv(100) == b""
+            except TimeoutError:
+                continue
+            except OSError:
+                closed = True
+            if closed:
+                break
+        assert closed, "a head 60 bytes long at 5 bytes a second was never cut off"
+        assert srv.policy.timed_out == 1
+        assert _get_state(_from("127.0.0.2", srv.port)).startswith(b"HTTP/1.1 200")
+    finally:
+        slow.close()
+
+
+def test_slow_clients_from_two_addresses_leave_the_operator_a_slot(live, table):
+    """Two guests keep opening connections and send a head byte now and then (in the
+    benchmark 1,000 of them, `zatre bench load`): their connections are held to their
+    addresses' shares and cut at the head's deadline, and the operator, on this machine
+    or on a third address, is answered every time."""
+    srv = live(max_connections=64, reserved_connections=16, connections_per_address=20,
+               headers_timeout_s=1.0, idle_timeout_s=30, threads=4)
+    stop = threading.Event()
+    held = {"most_outside": 0}
+
+    def guests():
+        sel = selectors.DefaultSelector()
+        open_ = 0
+        while not stop.is_set():
+            while open_ < 60:      # 60 each from two addresses: 120 against 48 shared
+                address = ("127.0.0.2", "127.0.0.3")[open_ % 2]
+                try:
+                    s = _from(address, srv.port)
+                except OSError:
+                    break
+                s.setblocking(False)
+                sel.register(s, selectors.EVENT_READ)
+                open_ += 1
+            for key, _ in sel.select(timeout=0.2):
+                sel.unregister(key.fileobj)     # closed by the server: open another
+                key.fileobj.close()
+                open_ -= 1
+            for key in list(sel.get_map().values()):
+                with contextlib.suppress(OSError):
+                    key.fileobj.send(b"G")
+            held["most_outside"] = max(held["most_outside"], srv.policy.outside)
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()
+        sel.close()
+
+    crowd = threading.Thread(target=guests, daemon=True)
+    crowd.start()
+    try:
+        wait_for(lambda: srv.policy.outside >= 40, what="the guests' connections held")
+        answers = []
+        for k in range(16):
+            operator = "127.0.0.1" if k % 2 else "127.0.0.4"
+            s = _from(operator, srv.port)
+            try:
+                answers.append(_get_state(s)[:12])
+            finally:
+                s.close()
+            time.sleep(0.1)
+        wait_for(lambda: srv.policy.timed_out > 0, what="a slow head cut off")
+    finally:
+        stop.set()
+        crowd.join(10)
+    assert answers == [b"HTTP/1.1 200"] * 16
+    assert held["most_outside"] <= 48          # the 16 kept for this machine stayed free
+    assert srv.policy.refused > 0
+
+
+def test_head_events_is_answered_without_a_stream(live, table):
+    """A HEAD (a link checker, a proxy's health check) gets the stream's head, not a
+    503 "too many live views", and takes no stream slot."""
+    srv = live(per_address=2, total=10)
+    for _ in range(3):
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+        conn.request("HEAD", "/events")
+        resp = conn.getresponse()
+        assert resp.status == 200
+        assert resp.getheader("Content-Type").startswith("text/event-stream")
+        assert resp.read() == b""
+        conn.close()
+    assert srv.hub.count == 0 and srv.hub.refused == 0

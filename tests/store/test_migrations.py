@@ -60,7 +60,9 @@ def test_the_v1_database_is_upgraded_and_its_match_resumes(databases):
     store: Store = databases.open()          # opening migrates
     try:
         assert store.schema_version() == len(MIGRATIONS) > 1
-        assert store.tournaments() == [] and store.get_setting("secret_key") == "v1-secret"
+        assert store.tournaments() == []
+        # the session key left the database (migration 6): a copy of it signs nothing
+        assert store.get_setting("secret_key") is None
         rows, total = store.list_matches(1, 10)
         assert total == 2 and [r["tournament_id"] for r in rows] == [None, None]
         done = store.get_match(1)

@@ -8,7 +8,6 @@ No module-level app and no globals: everything a view needs hangs off
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, field
 
 from flask import Flask, jsonify, render_template, request
@@ -17,6 +16,7 @@ from werkzeug.routing import IntegerConverter
 
 from ..config import Settings
 from ..store import Store, StoreError
+from ..store.session_key import SessionKey
 from ..table import Table
 from .camera import CameraControl
 from .forms import MAX_ID
@@ -74,12 +74,20 @@ def create_app(config: Settings, table: Table, store: Store,
     web = web_dir()
     app = Flask(__name__, template_folder=str(web / "templates"),
                 static_folder=str(web / "static"), static_url_path="/static")
-    secret = store.get_setting("secret_key")
-    if secret is None:
-        secret = secrets.token_hex(32)
-        store.set_setting("secret_key", secret)
+    pins = PinGuard(store, table.name, config.server.pin)
+    try:  # the session key: a file beside the data, never in the database (session_key)
+        session_key = SessionKey.load(config.server.data_dir, table.name, pins.pin_basis())
+    except OSError as exc:
+        raise StoreError(f"{config.server.data_dir}: cannot keep the session key there "
+                         f"({exc.strerror or exc})") from None
+    pins.session_key = session_key.key
+
+    def pin_changed() -> None:  # every browser signed in with the old PIN signs in again
+        app.secret_key = pins.session_key = session_key.rotate(pins.pin_basis())
+
+    pins.on_pin_changed = pin_changed
     app.config.update(
-        SECRET_KEY=secret,
+        SECRET_KEY=session_key.key,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         MAX_CONTENT_LENGTH=64 * 1024,
@@ -91,7 +99,7 @@ def create_app(config: Settings, table: Table, store: Store,
 
     i18n.init_app(app)
     app.extensions["zatre"] = ZatreContext(
-        config, table, store, PinGuard(store, table.name, config.server.pin), camera,
+        config, table, store, pins, camera,
         stream_slots=StreamSlots(config.server.streams_per_address,
                                  min(config.server.streams_total, config.server.threads // 2)))
 

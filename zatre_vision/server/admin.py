@@ -25,7 +25,7 @@ from .i18n import localize
 from .once import once, run_once
 from .records import pairing_key, round_robin
 from .replies import wants_json
-from .security import PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
+from .security import PinBusy, PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
 
 bp = Blueprint("admin", __name__)
 
@@ -41,7 +41,7 @@ def login():
     client = request.remote_addr or "?"
     try:
         right = guard.check(str(data.get("pin", "")).strip(), client)
-    except PinLocked as exc:
+    except (PinLocked, PinBusy) as exc:
         if wants_json():
             raise
         return login_again(exc.description, 429, exc.wait_s)

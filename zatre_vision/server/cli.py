@@ -35,7 +35,8 @@ def _check_host(ctx, param, value: str | None) -> str | None:
               help="Folder of the SQLite database (default ./data).")
 @click.option("--db", default=None, metavar="URL",
               help="postgresql://user:pass@host/db to share one club server between tables.")
-@click.option("--pin", default=None, help="The table's PIN (4 to 12 digits); else chosen on first setup.")
+@click.option("--pin", default=None, help="The table's PIN (4 to 12 digits, or a passphrase of 12 to 128 "
+              "characters); else chosen on first setup.")
 @click.option("--table", "table_name", default=None, help="This table's name (default table-1).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="YAML settings file (sections server, camera, gpio, ui).")
@@ -191,7 +192,10 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
         server = make_server(app, hub, host=srv.host, port=srv.port, threads=srv.threads,
                              idle_timeout_s=srv.idle_timeout_s,
                              max_connections=srv.max_connections,
-                             connections_per_address=srv.connections_per_address)
+                             connections_per_address=srv.connections_per_address,
+                             reserved_connections=srv.reserved_connections,
+                             headers_timeout_s=srv.headers_timeout_s,
+                             request_timeout_s=srv.request_timeout_s)
         app.extensions["zatre"].streams = hub
     except OSError as exc:
         store.close()

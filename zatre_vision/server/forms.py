@@ -7,7 +7,7 @@ import re
 
 from flask import abort, request
 
-from ..config import PIN_PATTERN
+from ..config import PIN_PATTERN, PIN_RULE
 from ..rules.board import CELL_SET, is_grid_name
 from ..rules.board import grid_index as _grid_index
 from ..rules.tiles import is_tile_value
@@ -219,7 +219,7 @@ def minus_points(data: dict, players: list[str]) -> dict[str, int]:
 
 def pin(raw, field: str = "PIN") -> str:
     if not isinstance(raw, str) or not PIN_PATTERN.fullmatch(raw.strip()):
-        abort(400, f"the {field} is 4 to 12 digits")
+        abort(400, f"the {field} is {PIN_RULE}")
     return raw.strip()
 
 

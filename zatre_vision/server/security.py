@@ -5,9 +5,12 @@ session cookie from ``POST /login`` plus the session's CSRF token (form field
 ``csrf_token`` or header ``X-CSRF-Token``) on every POST, or, for club tools, the
 header ``X-Table-PIN`` (a custom header cannot be sent cross-site, so it needs no
 token). Each wrong PIN from an address makes it wait longer before the next try
-(``delay_after``); a try while it waits is a 429 that says how long. The first PIN of
+(``delay_after``); a try while it waits is a 429 that says how long. A try is counted
+(and stored, so a restart frees no one) before it is checked, and one address has one
+check at a time: guesses sent at the same moment are not all checked. The first PIN of
 a new table needs the one-time setup code that ``zatre serve`` prints and ``zatre
-doctor`` shows (so a spectator cannot claim the table).
+doctor`` shows (so a spectator cannot claim the table). The session cookies are signed
+with a key kept out of the database (``store/session_key.py``).
 """
 
 from __future__ import annotations
@@ -72,24 +75,82 @@ class _Failures:
     until: float
 
 
+class PinBusy(TooManyRequests):
+    """A PIN check from this address is running (or too many from everywhere): this
+    try was counted and not checked; try again in a moment."""
+
+    def __init__(self, wait_s: float = 1.0):
+        self.wait_s = wait_s
+        super().__init__("a PIN check is already running: try again in a moment",
+                         retry_after=max(1, math.ceil(wait_s)))
+
+
 def new_setup_code() -> str:
     code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
     return f"{code[:4]}-{code[4:]}"
 
 
+#: scrypt checks of a stored PIN hash at once, from every address together (each
+#: takes some 32 MB of memory and a core for a tenth of a second)
+MAX_CHECKS = 2
+#: how long a check waits for one of those before its try is refused (429), and how
+#: many may wait at once (each holds a request thread; more are refused at once, so
+#: a burst of guesses from many addresses leaves the operator his threads)
+CHECK_WAIT_S = 5.0
+MAX_WAITING = 4
+
+
 class PinGuard:
     """Holds the table's PIN (from the config, or chosen on first setup with the
-    one-time setup code, and stored hashed) and slows wrong guesses down per address."""
+    one-time setup code, and stored hashed) and slows wrong guesses down per address.
+
+    A try is counted (and stored) *before* it is checked, and one address has at most
+    one check running: guesses sent at the same moment are each counted, and those
+    that arrive while a check runs are refused, not checked. At most ``max_checks``
+    slow (scrypt) checks run at once, whatever the address, so a burst of guesses
+    costs bounded memory. Once the stored PIN was checked right, later tries are
+    compared with it in memory (no scrypt). The counts live in the store
+    (``pin_failures``), so a restart frees no one; ``clock`` is wall time."""
 
     def __init__(self, store, table_name: str, configured_pin: str | None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.time, *, max_checks: int = MAX_CHECKS,
+                 check_wait_s: float = CHECK_WAIT_S, max_waiting: int = MAX_WAITING):
         self.store = store
+        self.table_name = table_name
         self.key = f"pin_hash:{table_name}"
         self.code_key = f"setup_code:{table_name}"
         self.configured = configured_pin
         self.clock = clock
+        self.check_wait_s = check_wait_s
+        self.max_waiting = max_waiting
+        self._waiting = 0
         self._failures: dict[str, _Failures] = {}
+        self._checking: set[str] = set()
+        self._checks = threading.BoundedSemaphore(max_checks)
         self._lock = threading.Lock()
+        #: (hash, keyed digest of the PIN) once the stored hash was checked right
+        self._known: tuple[str, bytes] | None = None
+        self._pepper = secrets.token_bytes(32)
+        #: slow checks made (for the tests and ``zatre bench load``)
+        self.checks_made = 0
+        #: the session signing key (store/session_key.py), which keys the fingerprint
+        self.session_key = b""
+        #: called after the PIN changed (the app rotates its session key there)
+        self.on_pin_changed: Callable[[], None] = lambda: None
+        self._load()
+
+    def _load(self) -> None:
+        """The stored counts; those quiet for a day (and no longer waiting) are deleted."""
+        now = self.clock()
+        stale = []
+        for row in self.store.pin_failures(self.table_name):
+            f = _Failures(int(row["failures"]), float(row["last_at"]), float(row["until_at"]))
+            if now - f.last > FORGET_S and now >= f.until:
+                stale.append(str(row["address"]))
+            else:
+                self._failures[str(row["address"])] = f
+        if stale:
+            self.store.forget_pin_failures(self.table_name, stale)
 
     def _hash(self) -> str | None:
         return None if self.configured else self.store.get_setting(self.key)
@@ -103,11 +164,21 @@ class PinGuard:
             raise ValueError("the PIN comes from the settings file")
         self.store.set_setting(self.key, generate_password_hash(pin))
         self.store.delete_setting(self.code_key)
+        with self._lock:
+            self._known = None
+        self.on_pin_changed()
+
+    def pin_basis(self) -> str:
+        """What changes with the PIN: the configured PIN or the stored hash."""
+        return self.configured or self._hash() or ""
 
     def fingerprint(self) -> str:
-        """Changes whenever the PIN changes: sessions signed in with an old PIN end."""
-        basis = self.configured or self._hash() or ""
-        return hashlib.sha256(("zatre-pin:" + basis).encode()).hexdigest()[:16]
+        """Changes whenever the PIN changes: sessions signed in with an old PIN end.
+        Keyed with the session key, so that a cookie (readable, only signed) tells
+        nothing about the PIN."""
+        return hmac.new(self.session_key or b"zatre-pin",
+                        ("zatre-pin:" + self.pin_basis()).encode(),
+                        hashlib.sha256).hexdigest()[:16]
 
     # -- the first PIN -------------------------------------------------------------------
     def setup_code(self) -> str | None:
@@ -135,47 +206,109 @@ class PinGuard:
             f = self._failures.get(client)
             return 0.0 if f is None else max(0.0, f.until - self.clock())
 
+    def _digest(self, pin: str) -> bytes:
+        return hmac.new(self._pepper, pin.encode(), hashlib.sha256).digest()
+
     def check(self, pin: str | None, client: str) -> bool:
         """True for the table's PIN. A wrong one makes ``client`` wait longer each time;
-        a try while it waits raises :class:`PinLocked` (with the wait)."""
+        a try while it waits raises :class:`PinLocked` (with the wait), one while its
+        last try is still being checked :class:`PinBusy`."""
+        if not pin:
+            return self._attempt(client, lambda: False)
+        if self.configured:
+            return self._attempt(client, lambda: hmac.compare_digest(
+                pin.encode(), self.configured.encode()))
+        stored = self._hash()
+        if not stored:
+            return self._attempt(client, lambda: False)
+        known = self._known
+        if known is not None and known[0] == stored:  # checked before: no scrypt
+            return self._attempt(client, lambda: hmac.compare_digest(
+                self._digest(pin), known[1]))
 
-        def right() -> bool:
-            if pin and self.configured:
-                return hmac.compare_digest(pin.encode(), self.configured.encode())
-            if pin and (h := self._hash()):
-                return check_password_hash(h, pin)
-            return False
+        def slow() -> bool:
+            with self._lock:
+                if self._waiting >= self.max_waiting:
+                    raise PinBusy()
+                self._waiting += 1
+            try:
+                got = self._checks.acquire(timeout=self.check_wait_s)
+            finally:
+                with self._lock:
+                    self._waiting -= 1
+            if not got:
+                raise PinBusy()
+            try:
+                with self._lock:
+                    self.checks_made += 1
+                ok = check_password_hash(stored, pin)
+            finally:
+                self._checks.release()
+            if ok:
+                with self._lock:
+                    self._known = (stored, self._digest(pin))
+            return ok
 
-        return self._attempt(client, right)
+        return self._attempt(client, slow, slow=True)
 
-    def _attempt(self, client: str, verify: Callable[[], bool]) -> bool:
+    def _attempt(self, client: str, verify: Callable[[], bool], slow: bool = False) -> bool:
+        """One try from ``client``. A quick ``verify`` (a comparison) runs under the
+        guard's lock, so nothing can slip between the check and its count; a ``slow``
+        one (scrypt) is counted and stored first, with no other check of the same
+        address running, and the count is taken back only when it was right."""
         with self._lock:
             now = self.clock()
             self._forget(now)
             f = self._failures.get(client)
             if f is not None and now < f.until:
                 raise PinLocked(f.until - now)
-        ok = verify()
-        with self._lock:
-            now = self.clock()
-            if ok:
+            if client in self._checking:
+                raise PinBusy()
+            if not slow:
+                ok = verify()
+                if ok:
+                    known = self._failures.pop(client, None) is not None
+                else:  # stored in order, under the lock
+                    self._store(client, self._count(client, now))
+            else:
+                self._store(client, self._count(client, now))
+                self._checking.add(client)
+        if not slow:
+            if ok and known:
+                self.store.forget_pin_failures(self.table_name, [client])
+            return ok
+        try:
+            ok = verify()
+        finally:
+            with self._lock:
+                self._checking.discard(client)
+        if ok:  # the right PIN clears the address's count
+            with self._lock:
                 self._failures.pop(client, None)
-                return True
-            f = self._failures.get(client) or _Failures(0, now, now)
-            f.count += 1
-            f.last = now
-            f.until = now + delay_after(f.count)
-            self._failures[client] = f
-        return False
+            self.store.forget_pin_failures(self.table_name, [client])
+        return ok
+
+    def _count(self, client: str, now: float) -> _Failures:
+        f = self._failures.get(client) or _Failures(0, now, now)
+        f.count += 1
+        f.last = now
+        f.until = now + delay_after(f.count)
+        self._failures[client] = f
+        return _Failures(f.count, f.last, f.until)
+
+    def _store(self, client: str, f: _Failures) -> None:
+        self.store.save_pin_failure(self.table_name, client, f.count, f.last, f.until)
 
     def _forget(self, now: float) -> None:
         old = [a for a, f in self._failures.items() if now - f.last > FORGET_S and now >= f.until]
+        if len(self._failures) - len(old) > MAX_ADDRESSES:
+            keep = sorted((a for a in self._failures if a not in old),
+                          key=lambda a: self._failures[a].last)
+            old += keep[:len(keep) - MAX_ADDRESSES]
         for a in old:
             del self._failures[a]
-        if len(self._failures) > MAX_ADDRESSES:
-            by_age = sorted(self._failures, key=lambda a: self._failures[a].last)
-            for a in by_age[:len(self._failures) - MAX_ADDRESSES]:
-                del self._failures[a]
+        if old:
+            self.store.forget_pin_failures(self.table_name, old)
 
     @property
     def addresses_remembered(self) -> int:

@@ -58,6 +58,9 @@ def too_many_streams():
 @bp.get("/events")
 def events():
     ctx = current_app.extensions["zatre"]
+    if request.method == "HEAD":  # what a stream would be, without one: no slot taken
+        return Response(b"", mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     if ctx.streams is not None:  # the hub refused it: over its caps
         return too_many_streams()
     address = request.remote_addr or "?"

@@ -20,11 +20,13 @@ after ``server.idle_timeout_s`` (see :func:`make_server`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from waitress.channel import ClientDisconnected, HTTPChannel
 
@@ -50,21 +52,107 @@ def state_event(message: str) -> bytes:
     return f"event: state\ndata: {message}\n\n".encode()
 
 
+#: the table's own machine (its display, the operator at the Pi): always finds a slot
+LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+
+@dataclass
+class ConnectionPolicy:
+    """Who may hold a connection, and for how long a request may take to arrive.
+
+    ``per_address``: connections one address may hold (0: no limit); ``shared``: the
+    connections every address but the local ones may hold together (the rest of
+    waitress's ``connection_limit`` is kept for the local ones, which no limit here
+    refuses); ``headers_timeout_s``: from a request's first byte to the end of its
+    head; ``request_timeout_s``: to the end of its body. A client that sends a byte now
+    and then is active to waitress (its idle limit never fires); these deadlines close
+    it all the same."""
+
+    per_address: int = 0
+    shared: int = 0
+    headers_timeout_s: float = 0.0
+    request_timeout_s: float = 0.0
+    local: frozenset = LOCAL_ADDRESSES
+    #: connections closed as they were accepted, and requests closed for being late
+    refused: int = 0
+    timed_out: int = 0
+    by_address: Counter = field(default_factory=Counter)
+    outside: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def admit(self, address: str) -> bool:
+        if address in self.local:
+            return True
+        with self._lock:
+            if ((self.per_address and self.by_address[address] >= self.per_address)
+                    or (self.shared and self.outside >= self.shared)):
+                self.refused += 1
+                return False
+            return True
+
+    def opened(self, address: str) -> None:
+        with self._lock:
+            self.by_address[address] += 1
+            if address not in self.local:
+                self.outside += 1
+
+    def closed(self, address: str) -> None:
+        with self._lock:
+            self.by_address[address] -= 1
+            if self.by_address[address] <= 0:
+                del self.by_address[address]
+            if address not in self.local:
+                self.outside -= 1
+
+    def late(self, channel: StreamChannel, now: float) -> bool:
+        """Whether ``channel``'s request in progress missed its deadline."""
+        since = channel.partial_since
+        if since is None or channel.streaming:
+            return False
+        request = channel.request
+        if (self.headers_timeout_s and request is not None and not request.headers_finished
+                and now - since > self.headers_timeout_s):
+            return True
+        return bool(self.request_timeout_s and now - since > self.request_timeout_s)
+
+
 class StreamChannel(HTTPChannel):
     """waitress's connection, which the hub may adopt for a stream: an adopted one
-    ignores what the client sends and is closed as soon as the client hangs up."""
+    ignores what the client sends and is closed as soon as the client hangs up. Each
+    one is counted per address (:class:`ConnectionPolicy`); one over its address's
+    share, or over the share of every address but the local ones, is closed as it is
+    accepted."""
 
     streaming = False
-    #: connections one client address may hold at once; more are closed at once
-    per_address_limit = 0
+    #: set by :func:`make_server` (None: no limits, no deadlines)
+    policy: ConnectionPolicy | None = None
+    #: when the request now arriving sent its first byte (None: none in progress)
+    partial_since: float | None = None
+    _partial = None
+    address = "?"
+    counted = False
 
     def __init__(self, server, sock, addr, adj, map=None):
+        address = str(addr[0]) if addr else "?"
+        if self.policy is not None and not self.policy.admit(address):
+            with contextlib.suppress(OSError):
+                sock.close()  # never served: no parser, no buffers, no slot
+            self.connected = False
+            return
+        self.address = address
         super().__init__(server, sock, addr, adj, map)
-        if self.per_address_limit and addr:
-            mine = sum(1 for c in server.active_channels.values()
-                       if c.addr and c.addr[0] == addr[0])
-            if mine > self.per_address_limit:
-                self.will_close = True  # waitress's loop closes it on its next pass
+
+    def add_channel(self, map=None):
+        super().add_channel(map)
+        if self.policy is not None and not self.counted:
+            self.counted = True
+            self.policy.opened(self.address)
+
+    def del_channel(self, map=None):
+        super().del_channel(map)
+        if self.counted:
+            self.counted = False
+            self.policy.closed(self.address)
 
     def readable(self):
         if self.streaming:  # only to see the client hang up
@@ -74,7 +162,13 @@ class StreamChannel(HTTPChannel):
     def received(self, data):
         if self.streaming:
             return True
-        return super().received(data)
+        out = super().received(data)
+        if self.request is None:
+            self.partial_since = self._partial = None
+        elif self.request is not self._partial:  # a new request began in this data
+            self._partial = self.request
+            self.partial_since = time.monotonic()
+        return out
 
     def handle_read(self):
         super().handle_read()
@@ -216,13 +310,19 @@ class StreamHub:
 
 def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: int,
                 idle_timeout_s: float, max_connections: int,
-                connections_per_address: int = 0, **extra):
+                connections_per_address: int = 0, reserved_connections: int = 0,
+                headers_timeout_s: float = 0.0, request_timeout_s: float = 0.0,
+                local_addresses: frozenset = LOCAL_ADDRESSES, **extra):
     """waitress with the hub attached: its connections are :class:`StreamChannel`,
     streams go to the hub, every other request to the worker threads. Idle and
-    half-open connections close after ``idle_timeout_s`` (checked every second); one
-    address holds at most ``connections_per_address`` connections (0: no limit), so
-    that one guest cannot take every connection from the operator;
-    ``poll`` instead of ``select`` so that more than 1024 sockets can be open."""
+    half-open connections close after ``idle_timeout_s`` (checked every second), and a
+    request whose head takes over ``headers_timeout_s`` (whole, ``request_timeout_s``)
+    to arrive is closed too, however often its client sends a byte; one address holds
+    at most ``connections_per_address`` connections (0: no limit), and every address
+    but the local ones at most ``max_connections - reserved_connections``, so that
+    neither one guest nor a room of them takes every connection from the table's own
+    display; ``poll`` instead of ``select`` so that more than 1024 sockets can be open.
+    The server's :class:`ConnectionPolicy` is ``server.zatre_policy``."""
     import waitress
     from waitress.server import BaseWSGIServer
 
@@ -233,10 +333,27 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
         max_request_body_size=1 << 20, ident="zatre-vision", **extra)
     listeners = ([server] if isinstance(server, BaseWSGIServer)
                  else [s for s in server.map.values() if isinstance(s, BaseWSGIServer)])
-    channel_class = type("StreamChannel", (StreamChannel,),
-                         {"per_address_limit": connections_per_address})
+    policy = ConnectionPolicy(
+        per_address=connections_per_address,
+        shared=max(1, max_connections - reserved_connections) if reserved_connections else 0,
+        headers_timeout_s=headers_timeout_s, request_timeout_s=request_timeout_s,
+        local=frozenset(local_addresses))
+    channel_class = type("StreamChannel", (StreamChannel,), {"policy": policy})
+    server.zatre_policy = policy
     for listener in listeners:
         listener.channel_class = channel_class
+        plain_maintenance = listener.maintenance
+
+        def maintenance(now, _plain=plain_maintenance, _listener=listener):
+            _plain(now)
+            mono = time.monotonic()
+            for channel in list(_listener.active_channels.values()):
+                if (isinstance(channel, StreamChannel) and not channel.will_close
+                        and policy.late(channel, mono)):
+                    policy.timed_out += 1
+                    channel.will_close = True  # closed on the loop's next pass
+
+        listener.maintenance = maintenance
     if hub is None:
         return server
     for listener in listeners:

@@ -5,6 +5,11 @@ starts again on a page changed meanwhile), so a backup needs no stop. A restore 
 it refuses while a server holds a table lock in the data folder, checks the backup
 (integrity, a Zatre schema this program knows) and keeps the database it replaces
 beside it as ``zatre.db.before-restore-<time>``.
+
+What a backup holds: every match with its event log and camera snapshots, players,
+tournaments, analyses, tile corrections, the tables' PIN hashes, setup codes and the
+wrong-PIN counts. Not the session signing key (``.session-<table>.key`` beside the
+database): a restore deletes those, so every browser signs in again.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 
 from .base import StoreError
 from .migrations import MIGRATIONS
+from .session_key import forget_keys
 
 
 def database_path(data_dir: str | Path, db: str | None) -> Path:
@@ -135,4 +141,5 @@ def restore(backup_file: Path, target: Path, now=time.time) -> Path | None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(str(target) + suffix)
     os.replace(part, target)
+    forget_keys(target.parent)  # the sessions of before the restore end (session_key)
     return kept

@@ -110,6 +110,28 @@ class Store:
         with self.transaction():
             self._exec("DELETE FROM settings WHERE key = ?", (key,))
 
+    # -- wrong PINs (server/security.py) -------------------------------------------------
+    def pin_failures(self, table: str) -> list[dict]:
+        """Each address's wrong PINs at ``table``: ``address``, ``failures``,
+        ``last_at`` and ``until_at`` (seconds since the epoch)."""
+        return self._rows("SELECT address, failures, last_at, until_at FROM pin_failures "
+                          "WHERE table_name = ?", (table,))
+
+    def save_pin_failure(self, table: str, address: str, failures: int, last_at: float,
+                         until_at: float) -> None:
+        with self.transaction():
+            self._exec("INSERT INTO pin_failures (table_name, address, failures, last_at, "
+                       "until_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_name, address) "
+                       "DO UPDATE SET failures = excluded.failures, last_at = excluded.last_at, "
+                       "until_at = excluded.until_at",
+                       (table, address, failures, last_at, until_at))
+
+    def forget_pin_failures(self, table: str, addresses: list[str]) -> None:
+        with self.transaction():
+            for address in addresses:
+                self._exec("DELETE FROM pin_failures WHERE table_name = ? AND address = ?",
+                           (table, address))
+
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, table: str, players: list[str], record: dict, *, season: str | None,
                      source: str, totals: dict, tournament_id: int | None = None,
@@ -140,17 +162,18 @@ class Store:
                    "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (match_id, kind, source, json.dumps(payload), turn_number, snapshot, stamp))
 
-    def save_match(self, match_id: int, *, record: dict, pending: dict | None, finished: bool,
+    def save_match(self, match_id: int, *, record: dict | str, pending: dict | None, finished: bool,
                    totals: dict, winners: list[str], kind: str, payload: dict,
                    source: str | None = None, turn_number: int | None = None,
                    snapshot: bytes | None = None) -> None:
-        """One change of a match: its new record and the event that made it, in one
-        transaction."""
+        """One change of a match: its new record (a dict, or its JSON text) and the
+        event that made it, in one transaction."""
         stamp = now_iso()
         with self.transaction():
             self._exec("UPDATE matches SET updated = ?, record = ?, pending = ?, finished = ?, "
                        "totals = ?, winners = ? WHERE id = ?",
-                       (stamp, json.dumps(record), json.dumps(pending) if pending else None,
+                       (stamp, record if isinstance(record, str) else json.dumps(record),
+                        json.dumps(pending) if pending else None,
                         int(finished), json.dumps(totals), json.dumps(winners), match_id))
             self._event(match_id, kind, source, payload, turn_number, snapshot, stamp)
 

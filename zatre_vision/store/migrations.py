@@ -78,4 +78,18 @@ MIGRATIONS: list[list[str]] = [
     [
         "ALTER TABLE matches ADD COLUMN annulled TEXT",
     ],
+    # 6: wrong PINs per client address, kept across restarts (a restart no longer
+    # frees a locked-out guesser; times are seconds since the epoch); the session
+    # signing key leaves the database (a file beside it, see store/session_key.py),
+    # so that a copy of the database cannot sign an operator's cookie
+    [
+        """CREATE TABLE pin_failures (
+            table_name TEXT NOT NULL,
+            address TEXT NOT NULL,
+            failures INTEGER NOT NULL,
+            last_at DOUBLE PRECISION NOT NULL,
+            until_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (table_name, address))""",
+        "DELETE FROM settings WHERE key = 'secret_key'",
+    ],
 ]
