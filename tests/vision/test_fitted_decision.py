@@ -165,3 +165,29 @@ def test_fit_reader_fits_a_decision_on_real_photos_and_writes_the_card(tmp_path)
     reader = BoardReader(model)
     assert reader.config == ReaderConfig.from_card({"reader_thresholds": entry})
     assert not reader.classifier.calibration.identity
+
+
+def test_the_gate_passes_the_same_model_and_stops_a_worse_one(tmp_path):
+    """The real gate on one small bench set: the committed model against itself passes;
+    a candidate whose decision calls every cell a sure six is stopped, with its table."""
+    from zatre_vision.vision.gate import GateSet, run_gate, table
+    from zatre_vision.vision.location import DEFAULT_BOARD_MODEL
+
+    sets = (GateSet("held-out tiles", 4, tiles="held-out"),)
+    same = run_gate(DEFAULT_MODEL, None, DEFAULT_MODEL, DEFAULT_BOARD_MODEL, None,
+                    workers=1, log=lambda s: None, sets=sets)
+    untimed = [{k: v for k, v in same["sets"][0][who].items() if "ratio" not in k}
+               for who in ("committed", "candidate")]
+    assert same["passes"] and untimed[0] == untimed[1]
+    worse_dir = tmp_path / "worse"
+    worse_dir.mkdir()
+    worse = _model_copy(
+        worse_dir, {"min_confidence": 0.3, "doubtful_frame": 193, "count_veto": False,
+                    "pass_steadied": False, "streaked_hold_back": False},
+        {"temperature": {"dark": 5.0, "light": 5.0}, "log_prior": [0, 0, 0, 0, 0, 0, 6, 0]})
+    result = run_gate(worse, None, DEFAULT_MODEL, DEFAULT_BOARD_MODEL, None, workers=1,
+                      log=lambda s: None, sets=sets)
+    assert not result["passes"]
+    assert "silent cells" in result["failures"]["held-out tiles"][0]
+    shown = table(result)
+    assert "| held-out tiles | candidate |" in shown and "**fails**" in shown

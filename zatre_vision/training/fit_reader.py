@@ -86,6 +86,9 @@ class Case:
     logits: np.ndarray | None = None
     blurred: bool = False
     clear: bool = False
+    #: which fitting set, and the photo's number in it
+    set_name: str = ""
+    index: int = 0
 
 
 def _labels(truth: dict) -> np.ndarray:
@@ -147,7 +150,9 @@ def _collect_one(job: tuple[str, FitSet, int, int, str | None]) -> list[Case]:
         if not truth["board_found"]:
             continue
         img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-        out.append(locate_case(reader, img, truth))
+        case = locate_case(reader, img, truth)
+        case.set_name, case.index = fit_set.name, i
+        out.append(case)
     return out
 
 
@@ -275,7 +280,10 @@ class Judge:
             self._steady[key] = out
         return self._steady[key]
 
-    def figures(self, config, calibration) -> Figures:
+    def figures(self, config, calibration, detail: dict | None = None) -> Figures:
+        """The decision's figures over every case; ``detail`` (a dict) also receives
+        the silent cells by fitting set and by whether the board was fitted within half a
+        cell, and the cases with 5 or more."""
         from ..vision.geometry import CELL_NAMES
         from ..vision.reading.classify import OCCLUDED
 
@@ -303,6 +311,17 @@ class Judge:
                     w += 1
             silent += w
             uncertain += u
+            if detail is not None:
+                for key in (f"set: {case.set_name}",
+                            "aligned" if case.aligned else "fitted half a cell or more off"):
+                    d = detail.setdefault(key, {"boards": 0, "silent": 0, "exact": 0})
+                    d["boards"] += 1
+                    d["silent"] += w
+                    d["exact"] += int(w == 0 and u == 0)
+                if w >= 5:
+                    detail.setdefault("boards with 5 or more", []).append(
+                        {"set": case.set_name, "photo": case.index, "silent": w,
+                         "aligned": case.aligned, "held_back": result.doubtful_frame})
             exact += int(w == 0 and u == 0)
             b5 += int(w >= 5)
             held += int(result.doubtful_frame)
@@ -392,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--board-model", default=None, help="the board network to locate with")
     ap.add_argument("--photos", type=int, default=150, help="photos per fitting set")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cases", default=None,
+                    help="keep the located photos in this file and reuse them when it "
+                         "exists (a refit skips rendering and locating)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the fitted entry, leave the card as it is")
     args = ap.parse_args(argv)
@@ -408,7 +430,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     made_by = _provenance(argv)
     t0 = time.perf_counter()
-    cases = collect(model, args.photos, args.workers, args.board_model)
+    cases = None
+    if args.cases and Path(args.cases).is_file():
+        import pickle
+
+        with open(args.cases, "rb") as fh:
+            cases = pickle.load(fh)
+        print(f"fit_reader: {len(cases)} located photos from {args.cases}", file=sys.stderr)
+    if cases is None:
+        cases = collect(model, args.photos, args.workers, args.board_model)
+        if args.cases:
+            import pickle
+
+            Path(args.cases).parent.mkdir(parents=True, exist_ok=True)
+            with open(args.cases, "wb") as fh:
+                pickle.dump(cases, fh, protocol=pickle.HIGHEST_PROTOCOL)
     calibration, nll0, nll1, cells = fit_calibration(cases)
     print(f"fit_reader: calibration {calibration.to_card()} (NLL {nll0:.4f} -> {nll1:.4f} "
           f"over {cells} cells)", file=sys.stderr)
@@ -435,6 +471,10 @@ def main(argv: list[str] | None = None) -> int:
                  "half the photos; held-out styles never drawn"}
     entry["silent_target"] = SILENT_TARGET
     entry["fitted_figures"] = fitted.row()
+    detail: dict = {}
+    judge.figures(cfg, calibration, detail)
+    entry["fitted_figures_by_group"] = detail
+    print(f"fit_reader: by group {json.dumps(detail)}", file=sys.stderr)
     entry["choices"] = choices
     entry["ablation"] = ablation
     entry["made_by"] = {**made_by, "wall_seconds": round(time.perf_counter() - t0, 1)}

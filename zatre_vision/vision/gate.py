@@ -107,8 +107,8 @@ def _run_set(job):
 
 def run_gate(candidate: Path, candidate_board: Path | None, committed: Path,
              committed_board: Path, outside: Path | None, scale: float = 1.0,
-             workers: int = 2, log=print) -> dict:
-    """Both pairs of models on every set; the table and the verdict."""
+             workers: int = 2, log=print, sets: tuple[GateSet, ...] = GATE_SETS) -> dict:
+    """Both pairs of models on every set (``sets``); the table and the verdict."""
     from multiprocessing import get_context
 
     from .bench import provenance
@@ -122,7 +122,7 @@ def run_gate(candidate: Path, candidate_board: Path | None, committed: Path,
     cache_root = tempfile.mkdtemp(prefix="zatre-gate-")
     try:
         jobs = [(gs, pairs, scale, str(outside) if outside else None, cache_root)
-                for gs in GATE_SETS]
+                for gs in sets]
         ctx = get_context("fork")
         with ctx.Pool(max(1, workers)) as pool:
             for name, out in pool.imap(_run_set, jobs):
