@@ -15,7 +15,7 @@ import numpy as np
 
 from ..board_prints import load_prints, prints_dir, profile_json
 from ..vision.geometry import GridModel
-from ..vision.location.print_colours import observed
+from ..vision.location import print_colours_seen as observed
 from .board_art import make_board_texture
 from .config import BoardConfig
 

@@ -48,13 +48,15 @@ from .locate import LocateResult
 from .markers import locate_with_markers
 from .orient import by_print
 from .print_colours import closest as closest_print
+from .print_colours import observed as print_colours_seen
 from .print_proof import PrintExpectation, Proof, ProofConfig, expectations, prove
 
 __all__ = [
     "DEFAULT_BOARD_MODEL", "INPUT_H", "INPUT_W", "OUT_STRIDE", "BoardFinder",
     "BoardFits", "BoardLocator", "BoardModelError", "Calibration", "CalibrationError",
     "GridModel", "LocateResult", "Located", "PrintExpectation", "Proof", "ProofConfig",
-    "board_moved", "by_print", "closest_print", "decode", "expectations", "line_contrast", "line_score", "locate_board",
+    "board_moved", "by_print", "closest_print", "decode", "expectations",
+    "print_colours_seen", "line_contrast", "line_score", "locate_board",
     "locate_with_markers", "make_calibration", "net_input", "prove",
 ]
 
