@@ -27,6 +27,11 @@ that much instead, the grid is moved to the best one and checked again
 board, nor is one that a one-cell move beats by ``min_margin`` within one quarter of
 the board (``bent``: a fit caught on a wrong line at one corner). (One-cell moves alone leave a fit two or three cells off over a bright table
 standing: its one-cell neighbours are as wrong as it is.)
+
+Which print: each profile of ``calibration/prints/`` (``PrintExpectation``) says where
+its logo, label and text lie (no evidence there) and whether its border is dark or
+bright; at each step the fit must prove itself against the print under which some
+whole move explains the evidence best (``_likeliest``), and the proof names it.
 """
 
 from __future__ import annotations
