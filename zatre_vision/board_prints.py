@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -97,10 +97,10 @@ class PrintProfile:
     scan_grid: str | None = None
     #: listing order (training prints are drawn in this order)
     order: int = 100
-    #: the colours a camera sees of it, measured on drawn boards
+    #: the colours a camera sees of it, one look each for its scan and its drawing
     #: (``python -m zatre_vision.synth.measure_print``): "x2", "cells" (bare dark
     #: cells), "border"; empty: the declared colours stand in
-    appearance: dict[str, Colour] = field(default_factory=dict)
+    appearance: tuple[dict[str, Colour], ...] = ()
 
     def scan_path(self) -> Path | None:
         return PACKAGE_DIR / self.scan_image if self.scan_image else None
@@ -199,12 +199,17 @@ def parse_profile(raw: dict, where: str) -> PrintProfile:
         appearance=_appearance(raw.get("appearance"), where))
 
 
-def _appearance(raw, where: str) -> dict[str, Colour]:
+def _appearance(raw, where: str) -> tuple[dict[str, Colour], ...]:
     if raw is None:
-        return {}
-    if not isinstance(raw, dict) or not set(raw) <= {"x2", "cells", "border"}:
-        raise PrintProfileError(f"{where}: appearance must map x2, cells, border to colours")
-    return {k: _colour(v, f"{where}: appearance.{k}") for k, v in raw.items()}
+        return ()
+    if isinstance(raw, dict):       # one look
+        raw = [raw]
+    if not isinstance(raw, list) or not all(
+            isinstance(look, dict) and set(look) <= {"x2", "cells", "border"} for look in raw):
+        raise PrintProfileError(f"{where}: appearance must be a list of looks, each mapping "
+                                "x2, cells, border to colours")
+    return tuple({k: _colour(v, f"{where}: appearance.{k}") for k, v in look.items()}
+                 for look in raw)
 
 
 def profile_json(raw: dict) -> str:

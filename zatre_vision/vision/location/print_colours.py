@@ -44,14 +44,15 @@ def _kinds() -> np.ndarray:
 KIND = _kinds()
 
 
-def _expected(p: PrintProfile) -> dict[str, np.ndarray]:
-    """The print's colours: as measured (``appearance``), else as declared."""
+def _looks(p: PrintProfile) -> list[dict[str, np.ndarray]]:
+    """The print's colours: each look measured (``appearance``: its scan, its
+    drawing), else as declared."""
     x2 = float(np.mean(p.x2_level)) + np.asarray(p.x2_tint, np.float64)
     cells = np.asarray(p.cell_bgr, np.float64)
     border = cells if p.border_bgr is None else np.asarray(p.border_bgr, np.float64)
-    out = {"x2": np.clip(x2, 0, 255), "cells": cells, "border": border}
-    out.update({k: np.asarray(v, np.float64) for k, v in p.appearance.items()})
-    return out
+    declared = {"x2": np.clip(x2, 0, 255), "cells": cells, "border": border}
+    return [{**declared, **{k: np.asarray(v, np.float64) for k, v in look.items()}}
+            for look in p.appearance] or [declared]
 
 
 def observed(work: np.ndarray, model: GridModel,
@@ -96,9 +97,11 @@ def _ratios(c: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def distance(seen: dict[str, np.ndarray], profile: PrintProfile) -> float:
-    """How far the seen colours are from the print's (sum of log-ratio differences)."""
-    a, b = _ratios(seen), _ratios(_expected(profile))
-    return float(sum(np.abs(a[k] - b[k]).sum() for k in a if k in b))
+    """How far the seen colours are from the print's (sum of log-ratio differences, to
+    its nearest look)."""
+    a = _ratios(seen)
+    return min(float(sum(np.abs(a[k] - b[k]).sum() for k in a if k in b))
+               for b in map(_ratios, _looks(profile)))
 
 
 #: another print is named instead of the first (the one the proof found likeliest)

@@ -417,6 +417,16 @@ def _proves(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation) -> bool:
             and not bent(ev, cfg, expect))
 
 
+def _alike(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation,
+           prints: Sequence[PrintExpectation]) -> tuple[str, ...]:
+    """The other prints that explain the evidence at the fit itself within
+    ``min_margin`` of ``expect`` and that the fit proves itself against too."""
+    own = float(scores(ev, cfg, expect=expect)[0])
+    return tuple(p.name for p in prints if p.name != expect.name and (
+        p.rule == expect.rule or (float(scores(ev, cfg, expect=p)[0]) >= own - cfg.min_margin
+                                  and _proves(ev, cfg, p))))
+
+
 def _likeliest(ev: Evidence, cfg: ProofConfig, groups: Sequence[PrintExpectation]
                ) -> PrintExpectation:
     """The print (of ``groups``, one per rule) under which some move of the layout
@@ -456,8 +466,7 @@ def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None,
             if bent(ev, cfg, expect):
                 named["bent"] = 1.0
                 break       # one quarter is a cell off: no whole move mends it
-            alike = (expect.name, *(p.name for p in prints if p.name != expect.name
-                                    and (p.rule == expect.rule or _proves(ev, cfg, p))))
+            alike = (expect.name, *_alike(ev, cfg, expect, prints))
             return Proof(True, model, named, moved, expect.name, alike)
         finite = {k: v for k, v in m.items() if np.isfinite(v)}
         if not finite:
