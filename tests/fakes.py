@@ -25,6 +25,7 @@ class FakeRead:
     cells: dict = field(default_factory=dict)
     uncertain: list = field(default_factory=list)
     occluded: list = field(default_factory=list)
+    board_print: str | None = None
 
 
 class ScriptedReader:
@@ -63,10 +64,13 @@ class BoardReader:
     def __init__(self, board: dict[str, int] | None = None):
         self.board: dict[str, int] = dict(board or {})
         self.unsure: set[str] = set()
+        #: the print the reads name (``ReadResult.board_print``)
+        self.board_print: str | None = None
 
     def read(self, image) -> FakeRead:
         cells = {c: v for c, v in self.board.items() if c not in self.unsure}
-        return FakeRead(cells=cells, uncertain=sorted(self.unsure))
+        return FakeRead(cells=cells, uncertain=sorted(self.unsure),
+                        board_print=self.board_print)
 
 
 class NoSink:

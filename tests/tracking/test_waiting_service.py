@@ -175,3 +175,12 @@ def test_many_cells_unsure_for_long_tell_the_table_to_learn_the_tiles(tmp_path):
     hint = live.table.state()["camera"]["hint"]
     assert hint.startswith("5 cells stay unreadable with no hand over them")
     assert "Learn these tiles" in hint
+
+
+def test_the_camera_status_names_the_board_print_the_reader_found(tmp_path):
+    live = Live(tmp_path)
+    live.reader.board_print = "amigo"
+    live.frames(5)
+    live.service._status_at = -1e9
+    live.service._report(Frame(live.image, make_lores(live.image), live.n, live.n / 5))
+    assert live.table.state()["camera"]["board_print"] == "amigo"

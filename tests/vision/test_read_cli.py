@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from zatre_vision.board_prints import load_prints
 from zatre_vision.errors import run_guarded
 from zatre_vision.vision.cli import read
 
@@ -41,6 +42,8 @@ def test_one_image_prints_the_contract_object(photos):
     out = json.loads(res.stdout)
     assert list(out)[:5] == ["board_found", "corners", "cells", "uncertain", "occluded"]
     assert out["board_found"] is True
+    # additive: the print it proved (among the dark-bordered prints not always Peri's)
+    assert out["board_print"] in load_prints()
     assert len(out["corners"]) == 4 and all(len(c) == 2 for c in out["corners"])
     assert isinstance(out["elapsed_ms"], float)
     assert all(1 <= v <= 6 for v in out["cells"].values())

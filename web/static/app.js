@@ -415,7 +415,8 @@
         camEl.textContent = _(cam.state || "off");
         camEl.className = "stat-value camera cam-" + (cam.state || "off");
       }
-      set("camera-message", _("camera: {source}", { source: sourceWord(cam.source || "none") }) + (cam.message ? " · " + localize(cam.message) : ""));
+      // the board print the reader named (a profile's name, shown as it is)
+      set("camera-message", _("camera: {source}", { source: sourceWord(cam.source || "none") }) + (cam.board_print ? " · " + cam.board_print : "") + (cam.message ? " · " + localize(cam.message) : ""));
       const hc = $("#hints-card"), pn = $("#profi-note");
       if (hc && pn) { pn.hidden = !state.profi; hc.querySelector(".switch").hidden = !!state.profi; }
       const pt = $("#profi-toggle");

@@ -6,18 +6,22 @@ top-left outer corner of the 15 x 15 grid and one cell is 1.0. It shows black ma
 with white veins, white grid lines, light grey x2 cells, the red centre, the logo and
 edge text, and the folds of a folding board. No photo or scan is read.
 
-Other editions' prints of the same grid (``BOARD_PRINTS``, drawn in training, and
-``HELD_OUT_PRINTS``, never drawn there): plain or marbled cells in other colours, white
-or grey x2 cells, other lines, borders and logos.
+Other editions' prints of the same grid, each a profile in ``calibration/prints/``
+(``board_prints``; ``BOARD_PRINTS``, drawn in training, and ``HELD_OUT_PRINTS``, never
+drawn there): plain or marbled cells in other colours, white or grey x2 cells, other
+lines, borders and logos.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import cv2
 import numpy as np
 
+from ..board_prints import PrintProfile, load_prints, training_print_names
 from ..rules.board import CELLS, LIGHT, START, row_col
 from .config import BoardConfig
 from .noise import fbm, rotated_fbm
@@ -110,48 +114,35 @@ class BoardPrint:
     folds: bool = True
 
 
-#: Board prints; "peri" is the scanned Peri edition the renderer has always drawn
+def _board_print(p: PrintProfile) -> BoardPrint:
+    """The renderer's view of a print profile (``calibration/prints/``)."""
+    logo = None if p.logo is None else (p.logo.text, p.logo.box, p.logo.bgr)
+    return BoardPrint(p.cell_texture, p.cell_bgr, p.x2_level, p.x2_tint, p.start_bgr,
+                      p.line_level, p.line_width, p.border_bgr, logo, p.folds)
+
+
+#: Board prints, from their profiles (``calibration/prints/``, ``board_prints``);
+#: "peri" is the scanned Peri edition the renderer has always drawn
 #: (``make_board_texture`` with ``print_name="peri"`` takes its own path, unchanged).
 #: ``TRAINING_PRINTS`` may be drawn in training; ``HELD_OUT_PRINTS`` never are.
-BOARD_PRINTS: dict[str, BoardPrint] = {
-    # plain black cells, light grey x2 cells, white lines, small white logo bottom left
-    "plain-black": BoardPrint("plain", (14, 14, 14), (185.0, 215.0),
-                              logo=("ZATRE", (-0.6, 15.2, 2.6, 15.9), (235, 235, 235))),
-    # marbled cells with darker grey x2 cells and grey lines, gold logo top right
-    "marble-grey": BoardPrint("marble", (18, 18, 18), (135.0, 165.0), line_level=(165.0, 200.0),
-                              logo=("Zatre", (11.5, -0.8, 15.6, -0.1), (60, 180, 220))),
-    # plain navy cells, cream x2 cells, gold lines, a lighter navy border, logo top centre
-    "navy": BoardPrint("plain", (70, 35, 20), (205.0, 230.0), (-20.0, 0.0, 10.0),
-                       line_level=(150.0, 185.0), border_bgr=(110, 60, 35),
-                       logo=("ZATRE", (5.0, -0.85, 10.0, -0.1), (90, 200, 230)), folds=False),
-    # brown marble, beige x2 cells, no logo, wide dark border
-    "brown-marble": BoardPrint("marble", (20, 30, 45), (190.0, 215.0), (-25.0, -5.0, 10.0),
-                               border_bgr=(25, 25, 30), folds=True),
-}
-TRAINING_PRINTS: tuple[str, ...] = ("peri", "plain-black", "marble-grey", "navy",
-                                    "brown-marble")
-HELD_OUT_PRINTS: dict[str, BoardPrint] = {
-    # the Amigo editions as described: black cells, white x2 cells, a red start, no
-    # marble; dark grid lines, a red border with a large yellow logo
-    "amigo": BoardPrint("plain", (10, 10, 10), (232.0, 250.0), line_level=(60.0, 95.0),
-                        line_width=0.04, border_bgr=(40, 40, 170),
-                        logo=("ZATRE", (4.0, -0.85, 11.0, -0.1), (40, 220, 250)), folds=True),
-    # dark green marble, near-white x2 cells, mid-grey lines, a beige border, no logo
-    "slate-green": BoardPrint("marble", (35, 50, 25), (215.0, 235.0), line_level=(110.0, 140.0),
-                              border_bgr=(150, 185, 200), folds=False),
-}
+PROFILES: Mapping[str, PrintProfile] = MappingProxyType(load_prints())
+BOARD_PRINTS: Mapping[str, BoardPrint] = MappingProxyType({
+    n: _board_print(p) for n, p in PROFILES.items()
+    if not p.held_out and p.drawing == "profile"})
+TRAINING_PRINTS: tuple[str, ...] = training_print_names(PROFILES)
+HELD_OUT_PRINTS: Mapping[str, BoardPrint] = MappingProxyType({
+    n: _board_print(p) for n, p in PROFILES.items()
+    if p.held_out and p.drawing == "profile"})
 
 
 def print_names() -> tuple[str, ...]:
-    return ("peri", *BOARD_PRINTS, *HELD_OUT_PRINTS)
+    return tuple(PROFILES)
 
 
-def _print_of(name: str) -> BoardPrint:
-    if name in BOARD_PRINTS:
-        return BOARD_PRINTS[name]
-    if name in HELD_OUT_PRINTS:
-        return HELD_OUT_PRINTS[name]
-    raise ValueError(f"unknown board print {name!r} (known: {', '.join(print_names())})")
+def _profile_of(name: str) -> PrintProfile:
+    if name not in PROFILES:
+        raise ValueError(f"unknown board print {name!r} (known: {', '.join(print_names())})")
+    return PROFILES[name]
 
 
 def _cell_mask(h: int, w: int, px) -> np.ndarray:
@@ -245,10 +236,13 @@ def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
 def make_board_texture(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
                        print_name: str = "peri") -> BoardTexture:
     """Draw one board variant at ``ppc`` pixels per cell (supersampled 2x, then reduced),
-    in the print ``print_name`` ("peri", or one of ``BOARD_PRINTS`` /
-    ``HELD_OUT_PRINTS``; the same grid in each)."""
-    if print_name != "peri":
-        return _other_print(rng, cfg, ppc, _print_of(print_name))
+    in the print ``print_name`` (a profile of ``calibration/prints/``: "peri", or one of
+    ``BOARD_PRINTS`` / ``HELD_OUT_PRINTS``; the same grid in each). A profile drawn
+    "peri" takes the Peri drawing below (its ranges from ``cfg``); the others are drawn
+    from their fields."""
+    profile = _profile_of(print_name)
+    if profile.drawing != "peri":
+        return _other_print(rng, cfg, ppc, _board_print(profile))
     ss, p, w, h, px = _canvas(ppc)
 
     # the marble is smooth enough to draw at 1x and scale up

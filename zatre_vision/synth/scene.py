@@ -163,6 +163,10 @@ class Renderer:
                         & (v_ < BOARD_V[1]))
             shade *= np.where(on_board, 1.0, 1 - 0.45 * np.exp(-np.hypot(du, dv) / 0.25))
             truth.update(self._geometry_truth(cam, tiles))
+            prints = self.cfg.board.prints
+            # the board's print (a profile of calibration/prints/), or the given art's
+            truth["print"] = ("given" if self.board_art is not None
+                              else prints[setup.board_variant % len(prints)])
         else:
             alpha = None
             truth.update({"corners": None, "homography": None, "cells": {}, "rotations": {},

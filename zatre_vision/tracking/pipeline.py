@@ -132,6 +132,8 @@ class LivePipeline:
         self._missing = 0
         self.board_visible = True
         self.last_read: BoardRead | None = None
+        #: the board print the reader last named (``calibration/prints/``), if any
+        self.board_print: str | None = None
         #: reads in a row with the board found that were doubtful frames
         self.doubtful_reads = 0
         #: (time, cells unsure with no hand over them) of the reads of the last
@@ -163,6 +165,7 @@ class LivePipeline:
             return Observation(frame.index, frame.time, still=False, board_found=False)
         self._missing = 0
         self.board_visible = True
+        self.board_print = getattr(read, "board_print", None) or self.board_print
         doubtful = getattr(read, "doubtful_frame", False)
         self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
         self.stats.unreadable_reads += bool(doubtful)

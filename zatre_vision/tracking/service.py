@@ -310,6 +310,8 @@ class CameraService:
             "state": state,
             "message": message,
             "hint": hint,
+            # the board print the reader named (additive: docs/api-additions.md)
+            "board_print": pipeline.board_print if pipeline is not None and visible else None,
             "fps": round(fps, 1),
             "frames": self.source.status.frames,
             "reconnects": self.source.status.reconnects,

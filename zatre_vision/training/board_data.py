@@ -12,6 +12,10 @@ Targets, at half the input resolution:
 
 The outline follows the lens distortion of the truth camera, so a wide lens's bent
 edges are taught as they appear.
+
+The boards show every training print (``calibration/prints/``, the profiles not held
+out; ``board_prints``), each on ``TEXTURES_PER_PRINT`` drawn boards, unless the spec
+names its prints: a new edition's profile joins the next training run by itself.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..board_prints import load_prints, training_print_names
 from ..vision.location import INPUT_H, INPUT_W, OUT_STRIDE, net_input
 from .dataset import truth_projector
 
@@ -29,6 +34,8 @@ RENDER_SIZE = (448, 336)
 CORNER_SIGMA = 1.2
 #: the outline is drawn this many times finer, then averaged down (soft edges)
 SUPER = 4
+#: drawn boards per print in one run (board variant k shows print k mod the prints)
+TEXTURES_PER_PRINT = 2
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,30 @@ class BoardDataSpec:
     seed: int
     photos: int
     wide: bool = False
+    #: the prints the boards show; None: every training print's profile
+    prints: tuple[str, ...] | None = None
+
+    def print_names(self) -> tuple[str, ...]:
+        """The prints drawn, in order (held-out prints are refused)."""
+        profiles = load_prints()
+        names = tuple(self.prints) if self.prints is not None else training_print_names(profiles)
+        bad = [n for n in names if n not in profiles or profiles[n].held_out]
+        if not names or bad:
+            raise ValueError(f"board data: unknown or held-out print(s) {bad or names!r} "
+                             f"(training prints: {', '.join(training_print_names(profiles))})")
+        return names
+
+
+def synth_config(spec: BoardDataSpec):
+    """The renderer's settings for ``spec``: its ranges, with its prints."""
+    from dataclasses import replace
+
+    from ..synth.config import SynthConfig
+
+    cfg = SynthConfig.wide() if spec.wide else SynthConfig()
+    names = spec.print_names()
+    return replace(cfg, board=replace(cfg.board, prints=names, textures_per_seed=max(
+        cfg.board.textures_per_seed, TEXTURES_PER_PRINT * len(names))))
 
 
 def outline_px(truth: dict, per_side: int = 32) -> np.ndarray:
@@ -76,13 +107,12 @@ def targets(truth: dict, scale: float, pad: tuple[float, float]) -> np.ndarray:
 
 
 def _work(args: tuple[BoardDataSpec, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    from ..synth.config import SynthConfig
     from ..synth.photos import render_photo
     from ..synth.scene import Renderer
 
     spec, start, stop = args
     cv2.setNumThreads(1)
-    cfg = SynthConfig.wide() if spec.wide else SynthConfig()
+    cfg = synth_config(spec)
     renderer = Renderer(cfg, spec.seed, *RENDER_SIZE)
     games: dict = {}
     xs, ys, cs = [], [], []

@@ -276,6 +276,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     #: photos with clear pips and no hand over the board: reading every cell well posed
     readable: list[tuple[int, ...]] = []
     located_by: dict[str, list[float]] = {}
+    #: per true print (``truth["print"]``): photos, boards found, the prints named
+    by_print: dict[str, dict] = {}
     doubtful_frames = 0
     read_visible = read_unsure = 0  # on the boards found whose frame was not held back
     train_sensor = SynthConfig().sensor
@@ -292,6 +294,13 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             continue
         n_board += 1
         located_by.setdefault(res.source, []).append(res.elapsed_ms)
+        named = by_print.setdefault(truth.get("print", "?"), {"photos": 0, "found": 0,
+                                                              "named": {}})
+        named["photos"] += 1
+        if res.board_found:
+            named["found"] += 1
+            named["named"][str(res.board_print)] = named["named"].get(str(res.board_print),
+                                                                      0) + 1
         labels = _truth_labels(truth)
         vis = labels != OCCLUDED
         n_vis = int(vis.sum())
@@ -521,6 +530,12 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                           "their read median",
             **{src: {"photos": len(t), "read_median_ms": round(float(np.median(t)), 1)}
                for src, t in sorted(located_by.items())},
+        },
+        "by_print": {
+            "definition": "photos with a board by the board's print (a profile of "
+                          "calibration/prints/; given: the scan), with the boards found and "
+                          "the print the reader named on them (board_print)",
+            **dict(sorted(by_print.items())),
         },
         "doubtful_frames": {
             "definition": "boards found on a frame the reader held back (10 or more cells "

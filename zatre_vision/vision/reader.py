@@ -17,6 +17,7 @@ This module holds the decisions and their tuned thresholds; the evidence they we
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
@@ -24,14 +25,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..board_prints import PrintProfileError, load_prints
 from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
 from .location import (
     DEFAULT_BOARD_MODEL,
     BoardLocator,
     Calibration,
+    PrintExpectation,
     Proof,
     ProofConfig,
     by_print,
+    closest_print,
+    expectations,
     locate_board,
     prove,
 )
@@ -60,6 +65,8 @@ from .reading.hires import HiresReader
 from .reading.pips import CANNOT_TELL, count_all
 from .reading.read_result import ReadResult, settle
 from .reading.tile_adapt import TileAdaptation, attach
+
+log = logging.getLogger(__name__)
 
 #: Frames are read at this longer side at most (larger ones are reduced first).
 WORK_SIDE = 1280
@@ -455,8 +462,18 @@ class BoardReader:
             config = replace(config, **{k: v for k, v in given.items() if v is not None})
         self.config = config
         #: the calibration whose grid last proved itself (a fixed camera's grid is
-        #: checked once, not every frame)
+        #: checked once, not every frame), and the print it proved
         self._proved_calibration: Calibration | None = None
+        self._calibration_print: str | None = None
+        #: the board prints a fit may prove itself against (``calibration/prints/``),
+        #: Peri's first; without the profiles, Peri's expectation alone
+        try:
+            self.prints = load_prints()
+        except PrintProfileError as exc:
+            log.warning("%s: the print proof knows the Peri print only", exc)
+            self.prints = {}
+        self.print_expectations: tuple[PrintExpectation, ...] = (
+            expectations(self.prints) or (PrintExpectation(),))
         #: ``board_moved``'s contrast test on a calibrated read (photos that may show
         #: another set-up); the live pipeline turns it off
         self.moved_contrast = True
@@ -514,15 +531,20 @@ class BoardReader:
         for _, model, score, board, cr, probs in readings:
             if unchecked:
                 return (model, score, board, cr, probs, None), None
-            proof = prove(grey, model, self.print_proof)
+            proof = prove(grey, model, self.print_proof, self.print_expectations)
             if not proof.proved:
                 failed = proof
                 continue
             if proof.moved != (0, 0):
                 model = by_print(work, proof.model)
                 board, cr, probs = self._read_cells(grey, model)
+            named = closest_print(work, model, [self.prints[n] for n in proof.prints
+                                                if n in self.prints])
+            if named is not None:
+                proof = replace(proof, board_print=named)
             if source == "calibration":
                 self._proved_calibration = self.calibration
+                self._calibration_print = proof.board_print
             return (model, score, board, cr, probs, proof), None
         return None, failed
 
@@ -688,6 +710,9 @@ class BoardReader:
         result.locate_score = score
         result.source = source
         result.print_proof = proof
+        result.board_print = (proof.board_print if proof is not None
+                              else self._calibration_print if source == "calibration"
+                              else None)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 

@@ -6,14 +6,15 @@ that still fits, ArUco markers, or the search of ``BoardLocator``: board network
 grid fit, classical search as fallback). Code outside this package imports only from
 here (``tests/test_import_graph.py`` checks it); the names below are the entry point,
 the types it takes and returns, and the companions a caller needs around it: the saved
-calibration file, the check of a fit against the board's print (``prove``) and the
-corner labelling by the print (``by_print``), and the board network's input for
-training.
+calibration file, the check of a fit against the board's prints (``prove``, with
+each print profile's ``expectations``; ``closest_print`` names the print by its
+colours) and the corner labelling by the print (``by_print``), and the board network's
+input for training.
 
 Inside: ``find_board`` (``BoardLocator``: network first, classical second), ``board_net``
 (the learned outline), ``grid_fit`` (corners to grid lines), ``locate`` (classical
 search and line evidence), ``border`` (a fit whole cells off), ``orient`` (which way
-round), ``quads``, ``markers``, ``calibration`` and ``print_proof``. The shared
+round), ``quads``, ``markers``, ``calibration``, ``print_proof`` and ``print_colours``. The shared
 vocabulary (``GridModel``, cell names) is ``vision/geometry.py``.
 """
 
@@ -46,13 +47,16 @@ from .find_board import BoardLocator, Located
 from .locate import LocateResult
 from .markers import locate_with_markers
 from .orient import by_print
-from .print_proof import Proof, ProofConfig, prove
+from .print_colours import closest as closest_print
+from .print_colours import observed as print_colours_seen
+from .print_proof import PrintExpectation, Proof, ProofConfig, expectations, prove
 
 __all__ = [
     "DEFAULT_BOARD_MODEL", "INPUT_H", "INPUT_W", "OUT_STRIDE", "BoardFinder",
     "BoardFits", "BoardLocator", "BoardModelError", "Calibration", "CalibrationError",
-    "GridModel", "LocateResult", "Located", "Proof", "ProofConfig", "board_moved",
-    "by_print", "decode", "line_contrast", "line_score", "locate_board",
+    "GridModel", "LocateResult", "Located", "PrintExpectation", "Proof", "ProofConfig",
+    "board_moved", "by_print", "closest_print", "decode", "expectations",
+    "print_colours_seen", "line_contrast", "line_score", "locate_board",
     "locate_with_markers", "make_calibration", "net_input", "prove",
 ]
 

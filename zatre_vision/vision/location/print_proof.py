@@ -27,15 +27,23 @@ that much instead, the grid is moved to the best one and checked again
 board, nor is one that a one-cell move beats by ``min_margin`` within one quarter of
 the board (``bent``: a fit caught on a wrong line at one corner). (One-cell moves alone leave a fit two or three cells off over a bright table
 standing: its one-cell neighbours are as wrong as it is.)
+
+Which print: each profile of ``calibration/prints/`` (``PrintExpectation``) says where
+its logo, label and text lie (no evidence there) and whether its border is dark or
+bright; at each step the fit must prove itself against the print under which some
+whole move explains the evidence best (``_likeliest``), and the proof names it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
+from ...board_prints import PrintProfile
 from ...rules.board import CELLS, LIGHT, row_col
 from ..geometry import GridModel, smoothed_for_sampling
 from .grid_fit import shifted
@@ -69,6 +77,8 @@ class Likelihoods:
     bright_light: float = 0.9     # a light x2 cell: bare (light) or a tile on it
     bright_cell: float = 0.5      # a dark cell: bare, or a tile
     bright_border: float = 0.04   # the border and cut corners: no tile lies there
+    #: the border of a print whose border is bright (``PrintExpectation.border_bright``)
+    bright_border_bright: float = 0.9
     bright_unknown: float = 0.5
     ridge_line: float = 0.85      # a cell's edge between dark sides: a line shows
     ridge_none: float = 0.04      # no line printed there
@@ -98,23 +108,27 @@ class ProofConfig:
 class Proof:
     """The outcome: ``proved``; the model to read (the fit, or a shift of it that
     proved itself); the margin (nats) over each shift, keyed "du,dv"; the shift
-    applied; ``weakest``: the smallest margin."""
+    applied; the print proved; ``weakest``: the smallest margin."""
 
     proved: bool
     model: GridModel
     margins: dict[str, float]
     moved: tuple[int, int] = (0, 0)
+    #: the print the grid proved itself against (None: not proved)
+    board_print: str | None = None
+    #: every print the proved grid proves itself against (``board_print`` first)
+    prints: tuple[str, ...] = ()
 
     @property
     def weakest(self) -> float:
         return min(self.margins.values()) if self.margins else 0.0
 
 
-def _layout_grids() -> tuple[np.ndarray, np.ndarray]:
-    """(N+2, N+2) int8 kind of every lattice position of the rectified extent, padded by
-    one more ring: 2 light cell, 1 dark cell, 0 border (inside the cardboard, not a
-    print zone), -1 unknown; and the boolean "edge of a cell" for horizontal segments
-    is derived from it."""
+def _layout_grids(zones: tuple[tuple[float, float, float, float], ...] = PRINT_ZONES
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(N, N) int8 kind of every lattice position of the rectified extent: 2 light
+    cell, 1 dark cell, 0 border (inside the cardboard, not one of the print's ``zones``),
+    -1 unknown; and the zone mask."""
     kind = np.full((N, N), -1, np.int8)       # [row (v), col (u)], from LO
     for r in range(-1, 16):
         for c in range(-1, 16):
@@ -123,7 +137,7 @@ def _layout_grids() -> tuple[np.ndarray, np.ndarray]:
         r, c = row_col(i)
         kind[r - LO, c - LO] = 2 if i in LIGHT else 1
     zone = np.zeros((N, N), bool)
-    for u0, v0, u1, v1 in PRINT_ZONES:
+    for u0, v0, u1, v1 in zones:
         for r in range(N):
             for c in range(N):
                 u, v = c + LO + 0.5, r + LO + 0.5
@@ -132,15 +146,12 @@ def _layout_grids() -> tuple[np.ndarray, np.ndarray]:
     return kind, zone
 
 
-KIND, ZONE = _layout_grids()
-
-
-def _shifted_kind(du: int, dv: int) -> np.ndarray:
-    """KIND for the fit moved by (du, dv): the layout lies (du, dv) further on."""
+def _shifted_kind(kind: np.ndarray, du: int, dv: int) -> np.ndarray:
+    """``kind`` for the fit moved by (du, dv): the layout lies (du, dv) further on."""
     out = np.full((N, N), -1, np.int8)
     r0, r1 = max(0, dv), min(N, N + dv)
     c0, c1 = max(0, du), min(N, N + du)
-    out[r0:r1, c0:c1] = KIND[r0 - dv:r1 - dv, c0 - du:c1 - du]
+    out[r0:r1, c0:c1] = kind[r0 - dv:r1 - dv, c0 - du:c1 - du]
     return out
 
 
@@ -159,11 +170,56 @@ def _segment_kinds(kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return h, v
 
 
-#: per move (MOVES order): position kinds (M, N, N), horizontal and vertical segment
-#: kinds (M, N+1, N) and (M, N, N+1)
-KINDS = np.stack([_shifted_kind(*m) for m in MOVES])
-SEG_H = np.stack([_segment_kinds(k)[0] for k in KINDS])
-SEG_V = np.stack([_segment_kinds(k)[1] for k in KINDS])
+@dataclass(frozen=True)
+class Layout:
+    """Per move (MOVES order): position kinds (M, N, N), horizontal and vertical
+    segment kinds (M, N+1, N) and (M, N, N+1), for one print's zones."""
+
+    kinds: np.ndarray
+    seg_h: np.ndarray
+    seg_v: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def layout(zones: tuple[tuple[float, float, float, float], ...] = PRINT_ZONES) -> Layout:
+    """The expected kinds around a fit and each move, for a print whose ``zones`` hold
+    no evidence (a pure function of its argument; cached)."""
+    kind, _ = _layout_grids(zones)
+    kinds = np.stack([_shifted_kind(kind, *m) for m in MOVES])
+    return Layout(kinds, np.stack([_segment_kinds(k)[0] for k in kinds]),
+                  np.stack([_segment_kinds(k)[1] for k in kinds]))
+
+
+KIND, ZONE = _layout_grids()
+#: the Peri print's layout (the default)
+KINDS, SEG_H, SEG_V = layout().kinds, layout().seg_h, layout().seg_v
+
+
+@dataclass(frozen=True)
+class PrintExpectation:
+    """What the proof expects of one print (``calibration/prints/``, ``board_prints``):
+    its ``name``, the ``zones`` where it prints a logo, label or text (no evidence
+    there), and whether its border shows bright beside the x2 cells."""
+
+    name: str = "peri"
+    zones: tuple[tuple[float, float, float, float], ...] = PRINT_ZONES
+    border_bright: bool = False
+
+    @property
+    def rule(self) -> tuple:
+        """What the proof sees of the print (prints alike here prove alike)."""
+        return self.zones, self.border_bright
+
+
+def expectation_of(profile: PrintProfile) -> PrintExpectation:
+    """The proof's expectation of a print profile."""
+    return PrintExpectation(profile.name, tuple(profile.proof_zones),
+                            profile.border_shade == "bright")
+
+
+def expectations(profiles: Mapping[str, PrintProfile]) -> tuple[PrintExpectation, ...]:
+    """Every profile's expectation, in the profiles' order."""
+    return tuple(expectation_of(p) for p in profiles.values())
 
 
 @dataclass(frozen=True)
@@ -292,49 +348,57 @@ def _quarter_masks() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
 QUARTERS = _quarter_masks()
 
 
+PERI = PrintExpectation()
+
+
 def scores(ev: Evidence, cfg: ProofConfig,
-           within: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """(M,) log-likelihood of the evidence if the layout lay at each of MOVES; only the
-    positions and segments ``within`` (masks as QUARTERS') where given."""
+           within: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           expect: PrintExpectation = PERI) -> np.ndarray:
+    """(M,) log-likelihood of the evidence if the print ``expect`` lay at each of
+    MOVES; only the positions and segments ``within`` (masks as QUARTERS') where given."""
     lk = cfg.likelihoods
-    pos = _table(ev.bright, (lk.bright_unknown, lk.bright_border, lk.bright_cell,
-                             lk.bright_light))
+    lay = layout(expect.zones)
+    border = lk.bright_border_bright if expect.border_bright else lk.bright_border
+    pos = _table(ev.bright, (lk.bright_unknown, border, lk.bright_cell, lk.bright_light))
     seg = (lk.ridge_unknown, lk.ridge_none, lk.ridge_line)
     masks = within or (True, True, True)
-    out = _gather(pos * masks[0], KINDS)
-    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, SEG_H, masks[1]),
-                                (ev.ridge_v, ev.weight_v, SEG_V, masks[2])):
+    out = _gather(pos * masks[0], lay.kinds)
+    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, lay.seg_h, masks[1]),
+                                (ev.ridge_v, ev.weight_v, lay.seg_v, masks[2])):
         table = _table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
         out = out + _gather(table * mask, kinds)
     return out
 
 
-def bent(ev: Evidence, cfg: ProofConfig) -> bool:
+def bent(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation = PERI) -> bool:
     """Does a one-cell move beat the fit by ``min_margin`` within one quarter of the
     board (a fit bent at one corner, right elsewhere)?"""
     moves = [MOVES.index(s) for s in SHIFTS]
     for within in QUARTERS:
-        s = scores(ev, cfg, within)
+        s = scores(ev, cfg, within, expect)
         if (s[0] - s[moves]).min() <= -cfg.min_margin:
             return True
     return False
 
 
-def differing(ev: Evidence) -> np.ndarray:
+def differing(ev: Evidence, expect: PrintExpectation = PERI) -> np.ndarray:
     """(M,) how many seen pieces of evidence the fit and each move expect differently
     (a segment counts when both its sides are seen and mostly dark)."""
-    n = ((KINDS[0] != KINDS) & ~np.isnan(ev.bright)).sum(axis=(1, 2))
-    for q, wgt, kinds in ((ev.ridge_h, ev.weight_h, SEG_H), (ev.ridge_v, ev.weight_v, SEG_V)):
+    lay = layout(expect.zones)
+    n = ((lay.kinds[0] != lay.kinds) & ~np.isnan(ev.bright)).sum(axis=(1, 2))
+    for q, wgt, kinds in ((ev.ridge_h, ev.weight_h, lay.seg_h),
+                          (ev.ridge_v, ev.weight_v, lay.seg_v)):
         seen = ~np.isnan(q) & (np.nan_to_num(wgt) >= 0.5)
         n = n + ((kinds != kinds[0]) & seen).sum(axis=(1, 2))
     return n
 
 
-def margins(ev: Evidence, cfg: ProofConfig) -> dict[tuple[int, int], float]:
+def margins(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation = PERI
+            ) -> dict[tuple[int, int], float]:
     """The fit's log-likelihood over each move's (MOVES, the fit left out); -inf for a
     one-cell move that too little evidence tells from the fit (``min_evidence``)."""
-    s = scores(ev, cfg)
-    n = differing(ev)
+    s = scores(ev, cfg, expect=expect)
+    n = differing(ev, expect)
     out = {}
     for k, move in enumerate(MOVES[1:], start=1):
         thin = move in SHIFTS and n[k] < cfg.min_evidence
@@ -342,22 +406,68 @@ def margins(ev: Evidence, cfg: ProofConfig) -> dict[tuple[int, int], float]:
     return out
 
 
-def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None) -> Proof:
-    """Check ``model`` against the print (see the module's doc): proved, or moved by
-    whole cells to a grid that proves itself, or not a board. ``margins`` reports the
-    four one-cell moves (keyed "du,dv"), and the weakest of the others as "far"."""
+def _named(m: dict[tuple[int, int], float]) -> dict[str, float]:
+    named = {f"{du},{dv}": round(m[(du, dv)], 2) for du, dv in SHIFTS}
+    named["far"] = round(min(v for k, v in m.items() if k not in SHIFTS), 2)
+    return named
+
+
+def _proves(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation) -> bool:
+    return (all(v >= cfg.min_margin for v in margins(ev, cfg, expect).values())
+            and not bent(ev, cfg, expect))
+
+
+def _alike(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation,
+           prints: Sequence[PrintExpectation]) -> tuple[str, ...]:
+    """The other prints that explain the evidence at the fit itself within
+    ``min_margin`` of ``expect`` and that the fit proves itself against too."""
+    own = float(scores(ev, cfg, expect=expect)[0])
+    return tuple(p.name for p in prints if p.name != expect.name and (
+        p.rule == expect.rule or (float(scores(ev, cfg, expect=p)[0]) >= own - cfg.min_margin
+                                  and _proves(ev, cfg, p))))
+
+
+def _likeliest(ev: Evidence, cfg: ProofConfig, groups: Sequence[PrintExpectation]
+               ) -> PrintExpectation:
+    """The print (of ``groups``, one per rule) under which some move of the layout
+    explains the evidence best (the first on a tie: Peri's where it ties)."""
+    best, best_score = groups[0], -np.inf
+    for expect in groups:
+        top = float(scores(ev, cfg, expect=expect).max())
+        if top > best_score + 1e-9:
+            best, best_score = expect, top
+    return best
+
+
+def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None,
+          prints: Sequence[PrintExpectation] = (PERI,)) -> Proof:
+    """Check ``model`` against the prints (see the module's doc). At each step the
+    print under which some whole move explains the evidence best is the one the fit
+    must prove itself against: proved, or moved by whole cells to a grid that proves
+    itself, or not a board. ``margins`` reports the four one-cell moves (keyed
+    "du,dv"), and the weakest of the others as "far"; ``board_print``: the print
+    proved; ``prints``: every given print that the final grid proves itself against,
+    ``board_print`` first (prints the proof sees alike; the reader names one of them by
+    its colours, ``print_colours``)."""
     cfg = cfg or ProofConfig()
+    if not prints:
+        raise ValueError("prove: no print to prove against")
+    groups: list[PrintExpectation] = []
+    for expect in prints:
+        if all(expect.rule != g.rule for g in groups):
+            groups.append(expect)
     moved = (0, 0)
     for _ in range(cfg.max_moves + 1):
         ev = evidence(grey, model, cfg)
-        m = margins(ev, cfg)
-        named = {f"{du},{dv}": round(m[(du, dv)], 2) for du, dv in SHIFTS}
-        named["far"] = round(min(v for k, v in m.items() if k not in SHIFTS), 2)
+        expect = _likeliest(ev, cfg, groups) if len(groups) > 1 else groups[0]
+        m = margins(ev, cfg, expect)
+        named = _named(m)
         if all(v >= cfg.min_margin for v in m.values()):
-            if bent(ev, cfg):
+            if bent(ev, cfg, expect):
                 named["bent"] = 1.0
                 break       # one quarter is a cell off: no whole move mends it
-            return Proof(True, model, named, moved)
+            alike = (expect.name, *_alike(ev, cfg, expect, prints))
+            return Proof(True, model, named, moved, expect.name, alike)
         finite = {k: v for k, v in m.items() if np.isfinite(v)}
         if not finite:
             break
@@ -369,5 +479,5 @@ def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None) ->
     return Proof(False, model, named, moved)
 
 
-__all__ = ["Evidence", "Likelihoods", "Proof", "ProofConfig", "evidence", "margins",
-           "prove", "scores"]
+__all__ = ["Evidence", "Likelihoods", "PrintExpectation", "Proof", "ProofConfig",
+           "evidence", "expectation_of", "expectations", "margins", "prove", "scores"]

@@ -1,8 +1,8 @@
 """``ReadResult``: what ``BoardReader.read`` says about one frame, and how cells that a
 second look settles are taken out of its uncertain ones (``settle``).
 
-``to_json`` gives the contract's form (``zatre read``); the other fields are the
-reader's evidence, kept for the benchmark, the live tracker and tests.
+``to_json`` gives the contract's form (``zatre read``), plus ``board_print`` on a board
+found (additive); the other fields are the reader's evidence, kept for the benchmark, the live tracker and tests.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ class ReadResult:
     #: cells the classical pip count, sure and two pips or more away, contradicted
     #: (uncertain however sure the network was; ``reader.sure_count_disagrees``)
     vetoed: list[str] = field(default_factory=list)
+    #: the print the grid proved itself against, named by its colours
+    #: (``calibration/prints/``; None: no board, or not checked)
+    board_print: str | None = None
 
     def to_json(self) -> dict:
         d: dict = {"board_found": self.board_found}
@@ -59,6 +62,8 @@ class ReadResult:
         d["uncertain"] = self.uncertain
         d["occluded"] = self.occluded
         d["elapsed_ms"] = round(self.elapsed_ms, 1)
+        if self.board_found:
+            d["board_print"] = self.board_print   # additive: docs/api-additions.md
         return d
 
 
