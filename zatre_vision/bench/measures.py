@@ -35,6 +35,7 @@ BENCH_ENTRIES: dict[str, tuple[str, ...]] = {
     "serve": ("zatre_vision.bench.serve_bench", "zatre_vision.server.cli"),
     "adapt": ("zatre_vision.bench.adapt_bench", "zatre_vision.vision.cli"),
     "vision": ("zatre_vision.vision.bench",),
+    "gate": ("zatre_vision.vision.gate",),
     "tracking": ("zatre_vision.bench.tracking_bench", "zatre_vision.tracking.live_reader",
                  "zatre_vision.vision.cli"),
 }

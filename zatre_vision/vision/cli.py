@@ -372,7 +372,7 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
                    "model runs at 1).")
 @click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
-              default="benchmarks/results/gate.json", show_default=True)
+              default="benchmarks/gate.json", show_default=True)
 @click.option("--install", is_flag=True,
               help="When the candidate passes at scale 1, copy it (and its card) into "
                    "models/ and write its table beside the result files (gate.md).")
