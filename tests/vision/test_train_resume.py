@@ -91,7 +91,7 @@ def test_pips_training_resumed_after_an_interruption_ends_with_the_same_weights(
     with pytest.raises(Interrupted):
         train(cfg, tmp_path / "b.onnx", progress=False, chunks=chunks,
               checkpoint=tmp_path / "b.pt", stop_after=1,
-              on_epoch=lambda e, n, s: epochs.append((e, n)))
+              on_epoch=lambda e, n, s: epochs.append((e["epoch"], n)))
     assert epochs == [(1, 3)] and not (tmp_path / "b.onnx").exists()
     resumed = train(cfg, tmp_path / "b.onnx", progress=False, chunks=chunks,
                     checkpoint=tmp_path / "b.pt")

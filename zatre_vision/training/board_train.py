@@ -201,7 +201,7 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
                 "optimiser": opt.state_dict(), "scheduler": sched.state_dict(),
                 "generator": g.get_state(), "torch_rng": ckpt.rng_state()})
         if on_epoch:
-            on_epoch(epoch + 1, cfg.epochs, time.perf_counter() - t_epoch)
+            on_epoch(history[-1], cfg.epochs, time.perf_counter() - t_epoch)
         if stop_after is not None and epoch + 1 >= stop_after and epoch + 1 < cfg.epochs:
             raise ckpt.Interrupted(f"stopped after board epoch {epoch + 1} of {cfg.epochs}")
     model = model.cpu()

@@ -270,7 +270,8 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     ``checkpoint``: the training state is saved there after each epoch, and a run that
     finds one of the same config resumes after its last epoch (``checkpoint.py``).
     ``stop_after``: raise ``checkpoint.Interrupted`` once that epoch is saved (tests of
-    the resumption). ``on_epoch(epoch, epochs, seconds)`` after each epoch."""
+    the resumption). ``on_epoch(entry, epochs, seconds)`` after each epoch (``entry``:
+    its line of the history)."""
     if cfg.device not in DEVICES:
         raise ValueError(f"TrainConfig.device {cfg.device!r}: one of {', '.join(DEVICES)}")
     check_world(cfg.world)
@@ -375,7 +376,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
                 "scheduler": sched.state_dict(), "generator": g.get_state(),
                 "torch_rng": ckpt.rng_state(), "train_seconds": spent, "stopped": over})
         if on_epoch:
-            on_epoch(epoch + 1, epochs, time.perf_counter() - t_epoch)
+            on_epoch(history[-1], epochs, time.perf_counter() - t_epoch)
         if stop_after is not None and epoch + 1 >= stop_after and epoch + 1 < epochs:
             raise ckpt.Interrupted(f"stopped after epoch {epoch + 1} of {epochs}")
         if over:
