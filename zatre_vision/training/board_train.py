@@ -40,6 +40,8 @@ class BoardTrainConfig:
     #: where the network trains: "cpu" or "cuda" (the augmentation draws its numbers on
     #: the CPU either way, so the CPU path is unchanged)
     device: str = "cpu"
+    #: torch's threads while training; 0: as many as ``workers``
+    threads: int = 0
 
 
 BOARD_QUICK = BoardTrainConfig(photos=16, val_photos=8, epochs=1, workers=1)
@@ -153,7 +155,7 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
         raise ValueError(f"BoardTrainConfig.device {cfg.device!r}: cpu or cuda")
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(max(1, cfg.workers))
+    torch.set_num_threads(max(1, cfg.threads or cfg.workers))
     (x, y, vx, vc), rendered = _data(cfg, cache, progress, chunks)
     t_data = time.perf_counter() - t0
     device = torch.device(cfg.device)

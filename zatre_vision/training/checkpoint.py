@@ -17,8 +17,8 @@ from pathlib import Path
 import torch
 
 #: config fields that may differ between the run that saved a checkpoint and the one
-#: resuming it (the processes rendering photos)
-RESUMABLE_CHANGES = ("workers",)
+#: resuming it (the processes rendering photos, torch's threads)
+RESUMABLE_CHANGES = ("workers", "threads")
 
 
 class Interrupted(Exception):  # noqa: N818 - it is not an error: the run stopped as asked

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
@@ -101,11 +102,32 @@ def render_parts(work: Callable[[Job], Parts], jobs: Sequence[Job], workers: int
         for k in todo:
             finished(k, work(jobs[k]))
     else:
-        with ProcessPoolExecutor(workers) as ex:
+        ex = ProcessPoolExecutor(workers, initializer=_worker_signals)
+        try:
             futures = {ex.submit(work, jobs[k]): k for k in todo}
             for f in as_completed(futures):
                 finished(futures[f], f.result())
+        except BaseException:
+            _abandon(ex)            # interrupted: the chunks saved so far are kept
+            raise
+        ex.shutdown()
     return [results[k] for k in range(len(jobs))]
+
+
+def _worker_signals() -> None:
+    """A rendering process leaves Ctrl-C to the run (which stops it) and dies quietly
+    when terminated, whatever handlers it inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _abandon(ex: ProcessPoolExecutor) -> None:
+    """Stop at once: queued chunks cancelled, the ones rendering killed (not waited for,
+    which ``shutdown`` would do for every chunk still queued)."""
+    processes = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
 
 
 def concatenate(parts: Sequence[Parts]) -> Parts:

@@ -33,6 +33,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -208,6 +209,7 @@ class Run:
             seen["done"] += photos
             seen["fresh"] += photos
             self.clock.advance(seen["done"], total, "photos", seen["fresh"])
+            self.state.save(self.run_seconds())     # the wall time, should the run be killed
 
         render_data(cfg, rendered, self.paths.cache, loaded)
         return {"photos": total, "rendered": seen["fresh"],
@@ -240,6 +242,7 @@ class Run:
             self.say(f"train-{which} epoch {entry['epoch']}/{epochs} in {seconds:.0f} s: "
                      + ", ".join(f"{k} {v}" for k, v in shown.items()))
             self.clock.advance(entry["epoch"], epochs, "epochs", entry["epoch"] - first)
+            self.state.save(self.run_seconds())
 
         card = train_fn(cfg, out, progress=False, chunks=self.paths.cache, checkpoint=ckpt,
                         stop_after=self.stop_after_epoch, on_epoch=on_epoch)
@@ -413,6 +416,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="the GPU recipe: 8,550 pip photos, 16 rendering processes, cuda")
     ap.add_argument("--device", choices=("cpu", "cuda"), default=None)
     ap.add_argument("--workers", type=int, default=None, help="rendering processes (1-64)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch's threads while training (default 1 on the CPU; 0: as many "
+                         "as --workers)")
     ap.add_argument("--photos", type=int, default=None, help="pip classifier training photos")
     ap.add_argument("--epochs", type=int, default=None, help="pip classifier epochs")
     ap.add_argument("--world", default=None,
@@ -445,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         recipe = recipe.with_changes(photos=a.photos, epochs=a.epochs, workers=a.workers,
-                                     device=a.device, world=a.world).check()
+                                     device=a.device, world=a.world,
+                                     threads=a.threads).check()
     except ValueError as exc:
         print(f"make models: {exc}", file=sys.stderr)
         return 2
@@ -462,16 +469,28 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make models: --device cuda: no GPU that torch {torch.__version__} can use",
                   file=sys.stderr)
             return 2
-    run = a.run or REPO / "build" / ("models-quick" if a.quick else "models")
-    paths = Paths.under(run, a.models or (run / "landed" if a.quick else None),
-                        a.gate_table or (run / "landed" / "gate.md" if a.quick else None),
+    folder = a.run or REPO / "build" / ("models-quick" if a.quick else "models")
+    paths = Paths.under(folder, a.models or (folder / "landed" if a.quick else None),
+                        a.gate_table or (folder / "landed" / "gate.md" if a.quick else None),
                         a.cache)
     commands = Commands(
         fit=tuple(shlex.split(a.fit_command)) if a.fit_command else FIT_COMMAND,
         gate=tuple(shlex.split(a.gate_command)) if a.gate_command else GATE_COMMAND)
     command = "python -m zatre_vision.training.make_models " + " ".join(
         shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
-    return Run(recipe, paths, commands, command.strip(), a.stop_after_epoch)()
+    run = Run(recipe, paths, commands, command.strip(), a.stop_after_epoch)
+    try:                    # SIGTERM: saved and resumable, as on Ctrl-C
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:      # not the main thread: no handler of ours
+        return run()
+    try:
+        return run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ class Recipe:
                              f"(peri, {', '.join(BOARD_PRINTS)})")
         if not 1 <= self.fit_photos <= 10_000:
             raise ValueError(f"fit photos {self.fit_photos}: 1..10000")
+        if not (0 <= p.threads <= 64 and 0 <= b.threads <= 64):
+            raise ValueError(f"threads {p.threads} / {b.threads}: 0..64 (0: as many as workers)")
         if p.device != b.device or p.device not in ("cpu", "cuda"):
             raise ValueError(f"device {p.device!r} / {b.device!r}: cpu or cuda, both alike")
         check_world(p.world)
@@ -80,12 +82,13 @@ class Recipe:
 
     def with_changes(self, *, photos: int | None = None, epochs: int | None = None,
                      workers: int | None = None, device: str | None = None,
-                     world: str | None = None) -> Recipe:
+                     world: str | None = None, threads: int | None = None) -> Recipe:
         """The recipe with the command line's changes (pip classifier's photos and
-        epochs; both networks' rendering processes and device)."""
+        epochs; both networks' rendering processes, training threads and device)."""
         pips = {k: v for k, v in (("photos", photos), ("epochs", epochs), ("world", world))
                 if v is not None}
-        both = {k: v for k, v in (("workers", workers), ("device", device)) if v is not None}
+        both = {k: v for k, v in (("workers", workers), ("device", device),
+                                  ("threads", threads)) if v is not None}
         return replace(self, pips=replace(self.pips, **pips, **both),
                        board=replace(self.board, **both))
 
@@ -94,15 +97,21 @@ class Recipe:
 
 
 #: the default: fits the 2-hour budget on this 2-core CPU (``estimate``: about 88
-#: minutes for rendering and training both networks, the rest for the fit and gate)
+#: minutes for rendering and training both networks, the rest for the fit and gate).
+#: Two processes render; torch trains on one thread: on this machine shared by others
+#: (load average 7-9, 2026-11-27), 6,366 crops trained 6-10 s an epoch on 1 thread and
+#: 35-66 s on 2 (batch 64), 3 epochs at batch 1024 18-23 s against 67-87 s (export
+#: included). Under that load one thread still ran 7.6e-4 s a crop an epoch, 3.9 times
+#: the cards' rate: the 2 hours hold on a machine nobody else is using.
 DEFAULT = Recipe(
     pips=TrainConfig(photos=4500, val_photos=120, epochs=26, batch=1024, lr=0.005,
                      textures=16, makers=0.5, prints=TRAINING_PRINTS, workers=2,
-                     world=RECIPE_WORLD),
-    board=BoardTrainConfig())
+                     world=RECIPE_WORLD, threads=1),
+    board=BoardTrainConfig(threads=1))
 
-#: the GPU candidate's size (16 cores render, the networks train on the GPU)
-GPU = DEFAULT.with_changes(photos=8550, workers=16, device="cuda")
+#: the GPU candidate's size (16 cores render, the networks train on the GPU, torch
+#: may use every core)
+GPU = DEFAULT.with_changes(photos=8550, workers=16, device="cuda", threads=0)
 
 #: a few photos, two epochs each: the whole run in well under a minute (tests)
 QUICK_RECIPE = Recipe(
