@@ -152,7 +152,8 @@ def test_a_gate_that_says_no_keeps_the_candidates_in_the_run_folder(tmp_path, st
 @pytest.mark.parametrize("args, message", [
     (["--world", "no_such_world"], "SynthConfig has no no_such_world()"),
     (["--photos", "0"], "pips photos 0"),
-    (["--workers", "0"], "--workers 0: 1..64"),
+    (["--workers", "0"], "workers 0 / 0: 1..64"),
+    (["--threads", "-1"], "threads -1 / -1: 0..64"),
 ])
 def test_bad_settings_are_refused_in_one_line_before_any_work(tmp_path, capsys, args, message):
     pytest.importorskip("torch", reason="training needs the train extra")
@@ -191,3 +192,21 @@ def test_the_clock_replaces_estimates_with_measured_rates():
     t[0] = 90.0
     c.advance(1, 2, "epochs", fresh=1)                      # 40 s an epoch
     assert "40.0 s per epoch | step 0:00:40 left" in out.getvalue()
+
+
+def test_an_unexpected_error_is_one_line_and_the_run_stays_resumable(tmp_path, capsys,
+                                                                    monkeypatch):
+    pytest.importorskip("torch", reason="training needs the train extra")
+    from zatre_vision.training.make_models import Run
+
+    def disk_full(self):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Run, "step_render_pips", disk_full)
+    run = tmp_path / "run"
+    rc, err = _run(capsys, ["--quick", "--run", str(run)])
+    assert rc == 2 and "Traceback" not in err
+    assert "render-pips: OSError: [Errno 28] No space left on device" in err
+    assert "No space left" in (run / "logs" / "error.log").read_text()
+    state = json.loads((run / "state.json").read_text())
+    assert state["steps"] == {} and len(state["runs"]) == 1

@@ -37,6 +37,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,6 +183,14 @@ class Run:
             self.say(f"{self.clock.step}: {exc} (checkpoint saved); run the same command "
                      "again to resume")
             return 3
+        except Exception as exc:  # noqa: BLE001 - unattended: one line, the rest in a log
+            self.state.save(self.run_seconds())
+            log = self.paths.run / "logs" / "error.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(traceback.format_exc(), encoding="utf-8")
+            self.say(f"{self.clock.step}: {type(exc).__name__}: {exc} (traceback in {log}); "
+                     "run the same command again to resume")
+            return 2
         return self.verdict()
 
     def verdict(self) -> int:
@@ -446,9 +455,6 @@ def main(argv: list[str] | None = None) -> int:
               f"'zatre-vision[train]' ({exc.name} is missing)", file=sys.stderr)
         return 2
     recipe = QUICK_RECIPE if a.quick else GPU if a.gpu else DEFAULT
-    if a.workers is not None and not 1 <= a.workers <= 64:
-        print(f"make models: --workers {a.workers}: 1..64", file=sys.stderr)
-        return 2
     try:
         recipe = recipe.with_changes(photos=a.photos, epochs=a.epochs, workers=a.workers,
                                      device=a.device, world=a.world,

@@ -73,6 +73,8 @@ class Recipe:
                              f"(peri, {', '.join(BOARD_PRINTS)})")
         if not 1 <= self.fit_photos <= 10_000:
             raise ValueError(f"fit photos {self.fit_photos}: 1..10000")
+        if not (1 <= p.workers <= 64 and 1 <= b.workers <= 64):
+            raise ValueError(f"workers {p.workers} / {b.workers}: 1..64")
         if not (0 <= p.threads <= 64 and 0 <= b.threads <= 64):
             raise ValueError(f"threads {p.threads} / {b.threads}: 0..64 (0: as many as workers)")
         if p.device != b.device or p.device not in ("cpu", "cuda"):
