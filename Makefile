@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-pi lint bench clean translations
+.PHONY: demo test test-pi lint bench clean translations models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,19 @@ translations: $(VENV)/.installed
 	$(BIN)/pybabel update -i $(I18N)/js.pot -d $(I18N) -D js --no-fuzzy-matching
 	$(BIN)/pybabel compile -d $(I18N) -D messages
 	$(BIN)/pybabel compile -d $(I18N) -D js
+
+# New models, unattended: renders the training data, trains both networks, fits the
+# reader's decision, runs the gate against models/, and lands the candidates there only
+# if the gate passes (docs/vision-training.md#make-models). Resumable: the same command
+# goes on from where it stopped (state, chunks and checkpoints in build/models/). About
+# 2 hours on a 2-core CPU; `make models MODELS_ARGS=--gpu` where a GPU is lent.
+MODELS_ARGS ?=
+$(VENV)/.installed-train: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[train]"
+	touch $@
+
+models: $(VENV)/.installed-train
+	$(BIN)/python -m zatre_vision.training.make_models $(MODELS_ARGS)
 
 # Regenerates every result file under benchmarks/results/ from a fresh clone, each with
 # the commit, date, machine and command that made it and the paths it measures (hours

@@ -127,7 +127,7 @@ def main() -> None:
     card_path = out.with_suffix(out.suffix + ".json")
     shutil.copyfile(a.card_from, card_path)
 
-    train_mod.render_data = lambda _cfg, _progress=None: arrays   # rendered above
+    train_mod.render_data = lambda *_args, **_kw: arrays   # rendered above
     export = train_mod.export_onnx
 
     def export_after_saving(model, path):

@@ -20,14 +20,15 @@ names its prints: a new edition's profile joins the next training run by itself.
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from ..board_prints import load_prints, training_print_names
 from ..vision.location import INPUT_H, INPUT_W, OUT_STRIDE, net_input
+from .chunks import chunk_jobs, concatenate, render_parts
 from .dataset import truth_projector
 
 RENDER_SIZE = (448, 336)
@@ -127,23 +128,19 @@ def _work(args: tuple[BoardDataSpec, int, int]) -> tuple[np.ndarray, np.ndarray]
     return np.stack(xs), np.stack(ys), np.stack(cs)
 
 
-def build(spec: BoardDataSpec, workers: int = 2, chunk: int = 50, progress=None
+def _work_stored(args: tuple[BoardDataSpec, int, int]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_work`` with the targets as they are kept (float16)."""
+    x, y, c = _work(args)
+    return x, y.astype(np.float16), c
+
+
+def build(spec: BoardDataSpec, workers: int = 2, chunk: int = 50, progress=None,
+          folder: Path | None = None, loaded=None
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Inputs (N, 3, H, W) uint8, targets (N, 2, H/2, W/2) float16 and the true grid
-    corners (N, 4, 2) in rendered-frame pixels (NaN without a board) for ``spec``."""
-    jobs = [(spec, s, min(s + chunk, spec.photos + 1)) for s in range(1, spec.photos + 1, chunk)]
-    xs, ys, cs = [], [], []
-    if workers <= 1:
-        results = map(_work, jobs)
-    else:
-        ex = ProcessPoolExecutor(workers)
-        results = ex.map(_work, jobs)
-    for x, y, c in results:
-        xs.append(x)
-        ys.append(y.astype(np.float16))
-        cs.append(c)
-        if progress:
-            progress(len(x))
-    if workers > 1:
-        ex.shutdown()
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(cs)
+    corners (N, 4, 2) in rendered-frame pixels (NaN without a board) for ``spec``. With
+    ``folder``, each chunk of ``chunk`` photos is kept there and reused by a later run
+    (``chunks.render_parts``)."""
+    jobs = chunk_jobs(spec, 1, spec.photos + 1, chunk)
+    return concatenate(render_parts(_work_stored, jobs, workers, folder, progress, loaded))

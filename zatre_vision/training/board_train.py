@@ -15,8 +15,10 @@ from torch import nn
 from tqdm import tqdm
 
 from ..vision.location import INPUT_H, INPUT_W, OUT_STRIDE, decode, net_input
+from . import checkpoint as ckpt
 from .board_data import CORNER_SIGMA, RENDER_SIZE, BoardDataSpec, build
 from .board_model import BoardNet
+from .chunks import spec_folder
 from .data_cache import cached
 from .model import parameter_count
 from .seeds import BOARD_SEED, BOARD_VAL_SEED
@@ -35,6 +37,11 @@ class BoardTrainConfig:
     width: int = 12
     seed: int = BOARD_SEED
     workers: int = 2
+    #: where the network trains: "cpu" or "cuda" (the augmentation draws its numbers on
+    #: the CPU either way, so the CPU path is unchanged)
+    device: str = "cpu"
+    #: torch's threads while training; 0: as many as ``workers``
+    threads: int = 0
 
 
 BOARD_QUICK = BoardTrainConfig(photos=16, val_photos=8, epochs=1, workers=1)
@@ -65,10 +72,11 @@ def _loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 def corner_errors(model: nn.Module, x: np.ndarray, corners: np.ndarray) -> dict:
     """Found rate and outer-corner error (cells) of the decoded outlines."""
     model.eval()
+    d = next(model.parameters()).device
     _, scale, pad = net_input(np.zeros((RENDER_SIZE[1], RENDER_SIZE[0], 3), np.uint8))
     with torch.no_grad():
-        probs = torch.cat([torch.sigmoid(model(torch.from_numpy(x[i:i + 64]).float()))
-                           for i in range(0, len(x), 64)]).numpy()
+        probs = torch.cat([torch.sigmoid(model(torch.from_numpy(x[i:i + 64]).float().to(d)))
+                           .cpu() for i in range(0, len(x), 64)]).numpy()
     errs, missed, false = [], 0, 0
     for p, c in zip(probs, corners, strict=True):
         out = decode(p, scale, pad)
@@ -96,39 +104,82 @@ def export_onnx(model: nn.Module, path: Path) -> None:
                       opset_version=17, dynamo=False)
 
 
-def _data(cfg: BoardTrainConfig, cache: Path | None, progress: bool
-          ) -> tuple[np.ndarray, ...]:
-    """Training and validation arrays, rendered (or loaded from ``cache``, a .npz
-    written by an earlier run with the same config)."""
-    def render() -> dict[str, np.ndarray]:
-        bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render board photos",
-                   unit="photo", file=sys.stderr, disable=not progress)
-        x, y, _ = build(BoardDataSpec(cfg.seed, cfg.photos), cfg.workers,
-                        progress=bar.update)
-        vx, _, vc = build(BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos), cfg.workers,
-                          progress=bar.update)
-        bar.close()
-        return {"x": x, "y": y, "vx": vx, "vc": vc}
+#: photos in a chunk of rendered data (``chunks``)
+CHUNK = 50
 
-    d = cached(cache, cfg, render)
-    return d["x"], d["y"], d["vx"], d["vc"]
+
+def chunk_folders(cfg: BoardTrainConfig, root: Path) -> tuple[Path, Path]:
+    """Where the chunks of the training and validation photos of ``cfg`` are kept."""
+    return (spec_folder(root, "board-train", BoardDataSpec(cfg.seed, cfg.photos)),
+            spec_folder(root, "board-val", BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos)))
+
+
+def render_data(cfg: BoardTrainConfig, progress=None, chunks: Path | None = None,
+                loaded=None) -> dict[str, np.ndarray]:
+    """Training inputs and targets (x, y), validation inputs and corners (vx, vc); with
+    ``chunks``, rendered in chunks kept under that folder and reused."""
+    folder, vfolder = chunk_folders(cfg, chunks) if chunks is not None else (None, None)
+    vx, _, vc = build(BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos), cfg.workers, CHUNK,
+                      progress, vfolder, loaded)
+    x, y, _ = build(BoardDataSpec(cfg.seed, cfg.photos), cfg.workers, CHUNK, progress,
+                    folder, loaded)
+    return {"x": x, "y": y, "vx": vx, "vc": vc}
+
+
+def _data(cfg: BoardTrainConfig, cache: Path | None, progress: bool,
+          chunks: Path | None = None) -> tuple[tuple[np.ndarray, ...], bool]:
+    """Training and validation arrays, rendered (or loaded from ``cache``, a .npz
+    written by an earlier run with the same config, or from ``chunks``), and whether
+    any photo was rendered."""
+    rendered = False
+
+    def tick(photos: int) -> None:
+        nonlocal rendered
+        rendered = True
+        bar.update(photos)
+
+    bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render board photos",
+               unit="photo", file=sys.stderr, disable=not progress)
+    d = cached(cache, cfg, lambda: render_data(cfg, tick, chunks, bar.update))
+    bar.close()
+    return (d["x"], d["y"], d["vx"], d["vc"]), rendered
 
 
 def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
-                cache: Path | None = None) -> dict:
+                cache: Path | None = None, chunks: Path | None = None,
+                checkpoint: Path | None = None, stop_after: int | None = None,
+                on_epoch=None) -> dict:
+    """Render (or load) the photos, train, export ``out`` and its model card.
+    ``chunks``, ``checkpoint``, ``stop_after`` and ``on_epoch`` as in ``train.train``."""
+    if cfg.device not in ("cpu", "cuda"):
+        raise ValueError(f"BoardTrainConfig.device {cfg.device!r}: cpu or cuda")
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(max(1, cfg.workers))
-    x, y, vx, vc = _data(cfg, cache, progress)
+    torch.set_num_threads(max(1, cfg.threads or cfg.workers))
+    (x, y, vx, vc), rendered = _data(cfg, cache, progress, chunks)
     t_data = time.perf_counter() - t0
-    model = BoardNet(cfg.width)
+    device = torch.device(cfg.device)
+    model = BoardNet(cfg.width).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
     nb = max(1, len(x) // cfg.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=cfg.epochs * nb + 1)
     g = torch.Generator().manual_seed(cfg.seed)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    history = []
-    for epoch in range(cfg.epochs):
+    history: list[dict] = []
+    resumed = ckpt.load(checkpoint, asdict(cfg), progress)
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        opt.load_state_dict(resumed["optimiser"])
+        sched.load_state_dict(resumed["scheduler"])
+        g.set_state(resumed["generator"])
+        ckpt.set_rng_state(resumed["torch_rng"])
+        history = resumed["history"]
+        if progress:
+            print(f"resuming after board epoch {len(history)} of {cfg.epochs} ({checkpoint})",
+                  file=sys.stderr)
+    first = len(history)
+    for epoch in range(first, cfg.epochs):
+        t_epoch = time.perf_counter()
         model.train()
         perm = torch.randperm(len(x), generator=g)
         total = 0.0
@@ -136,7 +187,7 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
                       disable=not progress, leave=False):
             idx = perm[b * cfg.batch:(b + 1) * cfg.batch]
             xb, yb = _augment(xt[idx], yt[idx].float(), g)
-            loss = _loss(model(xb), yb)
+            loss = _loss(model(xb.to(device)), yb.to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -146,6 +197,16 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
         history.append({"epoch": epoch + 1, "loss": round(total / nb, 4), **val})
         if progress:
             print(f"board epoch {epoch + 1}: loss {total / nb:.4f} {val}", file=sys.stderr)
+        if checkpoint is not None:
+            ckpt.save(checkpoint, {
+                "config": asdict(cfg), "history": history, "model": model.state_dict(),
+                "optimiser": opt.state_dict(), "scheduler": sched.state_dict(),
+                "generator": g.get_state(), "torch_rng": ckpt.rng_state()})
+        if on_epoch:
+            on_epoch(history[-1], cfg.epochs, time.perf_counter() - t_epoch)
+        if stop_after is not None and epoch + 1 >= stop_after and epoch + 1 < cfg.epochs:
+            raise ckpt.Interrupted(f"stopped after board epoch {epoch + 1} of {cfg.epochs}")
+    model = model.cpu()
     out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(model, out)
     card = {
@@ -165,6 +226,9 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
                      "validation_seed": BOARD_VAL_SEED,
                      "synth_config": "SynthConfig() (default ranges)",
                      "render_size": list(RENDER_SIZE), "data_seconds": round(t_data, 1),
+                     "data_from_cache": not rendered,
+                     **({"resumed_after_epoch": first} if first else {}),
+                     "device": str(device),
                      "total_seconds": round(time.perf_counter() - t0, 1),
                      "torch": torch.__version__, "history": history},
         "metrics": {"validation": history[-1] if history else {}},

@@ -12,7 +12,7 @@ import numpy as np
 
 #: training settings that do not change the rendered data
 _NOT_DATA = {"epochs": 0, "lr": 0, "batch": 0, "width": 0, "degrade": 0, "cell_kind": 0,
-             "workers": 0, "init": "", "device": "", "seconds": 0}
+             "workers": 0, "init": "", "device": "", "seconds": 0, "threads": 0}
 
 
 def cached(cache: Path | None, cfg, render: Callable[[], dict[str, np.ndarray]]

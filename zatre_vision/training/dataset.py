@@ -11,14 +11,15 @@ kind (light x2 cell or dark cell) is known.
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from ..vision.geometry import CELL_NAMES
 from ..vision.reading.cells import CROP, CROP_ORIGINS, crops, maps_from, normalise, rectify_board
+from .chunks import chunk_jobs, concatenate, render_parts
 
 OCCLUDED = 7
 SIZES = ((960, 720), (1280, 960), (640, 480))
@@ -37,13 +38,16 @@ class DataSpec:
     #: ``TileConfig.makers_probability`` and ``BoardConfig.prints``
     makers: float = 0.0
     prints: tuple[str, ...] = ("peri",)
+    #: the renderer's ranges by name (``worlds.world_config``; ``wide`` overrides it)
+    world: str = "default"
 
     def synth_config(self):
         from dataclasses import replace
 
         from ..synth.config import SynthConfig
+        from .worlds import world_config
 
-        cfg = SynthConfig.wide() if self.wide else SynthConfig()
+        cfg = SynthConfig.wide() if self.wide else world_config(self.world)
         return replace(cfg, board=replace(cfg.board, textures_per_seed=self.textures,
                                           prints=tuple(self.prints)),
                        tiles=replace(cfg.tiles, makers_probability=self.makers))
@@ -130,22 +134,11 @@ def _work(args: tuple[DataSpec, int, int]) -> tuple[np.ndarray, np.ndarray, np.n
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(cs)
 
 
-def build(spec: DataSpec, workers: int = 2, chunk: int = 25, progress=None
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def build(spec: DataSpec, workers: int = 2, chunk: int = 25, progress=None,
+          folder: Path | None = None, loaded=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All crops (uint8, value = normalised * 100), their labels and their cells' indices
-    (``CELL_NAMES`` order) for ``spec``; ``progress(photos)`` after each chunk."""
-    jobs = [(spec, s, min(s + chunk, spec.photos)) for s in range(0, spec.photos, chunk)]
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-
-    def collect(results) -> None:
-        for (_, start, stop), part in zip(jobs, results, strict=True):
-            parts.append(part)
-            if progress:
-                progress(stop - start)
-
-    if workers <= 1:
-        collect(map(_work, jobs))
-    else:
-        with ProcessPoolExecutor(workers) as ex:
-            collect(ex.map(_work, jobs))
-    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+    (``CELL_NAMES`` order) for ``spec``; ``progress(photos)`` after each chunk. With
+    ``folder``, each chunk of ``chunk`` photos is kept there and reused by a later run
+    (``chunks.render_parts``: the same arrays as rendering it all in one go)."""
+    jobs = chunk_jobs(spec, 0, spec.photos, chunk)
+    return concatenate(render_parts(_work, jobs, workers, folder, progress, loaded))

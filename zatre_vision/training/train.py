@@ -18,12 +18,15 @@ from tqdm import tqdm
 
 from ..vision.reading.cells import CROP, MARGIN, PPC
 from ..vision.reading.classify import CLASSES, kind_input
+from . import checkpoint as ckpt
+from .chunks import spec_folder
 from .data_cache import cached
 from .dataset import SIZE_WEIGHTS, SIZES, DataSpec, build
 from .features_output import CARD_OUTPUTS, add_to_file
 from .from_onnx import freeze_batchnorm, pipnet_from_onnx
 from .model import PipNet, architecture, parameter_count
 from .seeds import TRAIN_SEED, VAL_SEED
+from .worlds import check_world
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,12 @@ class TrainConfig:
     #: when over 0, a time budget (s) for the epochs: as many of ``epochs`` as fit in
     #: it, timed on the first batches before the learning-rate schedule is laid out
     seconds: float = 0.0
+    #: the renderer's ranges of the photos, by name (``worlds.world_config``:
+    #: "default" is ``SynthConfig()``)
+    world: str = "default"
+    #: torch's threads while training; 0: as many as ``workers``. On the shared 2-core
+    #: machine under load, 1 thread trained 3 to 10 times faster than 2 (``recipe.py``)
+    threads: int = 0
 
 
 #: ``TrainConfig.device`` values
@@ -226,42 +235,66 @@ def export_onnx(model: nn.Module, path: Path) -> None:
 
 def data_specs(cfg: TrainConfig) -> tuple[DataSpec, DataSpec]:
     """The training and validation data of ``cfg``."""
-    extra = {"makers": cfg.makers, "prints": tuple(cfg.prints)}
+    extra = {"makers": cfg.makers, "prints": tuple(cfg.prints), "world": cfg.world}
     return (DataSpec(cfg.seed, cfg.photos, textures=cfg.textures, **extra),
             DataSpec(VAL_SEED, cfg.val_photos, textures=cfg.textures, **extra))
 
 
-def render_data(cfg: TrainConfig, progress=None) -> dict[str, np.ndarray]:
-    """Crops, labels and cell indices of the training (x, y, c) and validation (vx, vy,
-    vc) photos."""
+#: photos in a chunk of rendered data (``chunks``; the data of a prefix of chunks is
+#: that of a run with fewer photos)
+CHUNK = 25
+
+
+def chunk_folders(cfg: TrainConfig, root: Path) -> tuple[Path, Path]:
+    """Where the chunks of the training and validation photos of ``cfg`` are kept."""
     spec, vspec = data_specs(cfg)
-    x8, y, c = build(spec, cfg.workers, 25, progress)
-    vx8, vy, vc = build(vspec, cfg.workers, 25, progress)
+    return spec_folder(root, "pips-train", spec), spec_folder(root, "pips-val", vspec)
+
+
+def render_data(cfg: TrainConfig, progress=None, chunks: Path | None = None, loaded=None
+                ) -> dict[str, np.ndarray]:
+    """Crops, labels and cell indices of the training (x, y, c) and validation (vx, vy,
+    vc) photos; with ``chunks``, rendered in chunks kept under that folder and reused
+    (``chunks.render_parts``: the same arrays either way)."""
+    spec, vspec = data_specs(cfg)
+    folder, vfolder = chunk_folders(cfg, chunks) if chunks is not None else (None, None)
+    vx8, vy, vc = build(vspec, cfg.workers, CHUNK, progress, vfolder, loaded)
+    x8, y, c = build(spec, cfg.workers, CHUNK, progress, folder, loaded)
     return {"x": x8, "y": y, "c": c, "vx": vx8, "vy": vy, "vc": vc}
 
 
-def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None = None
-          ) -> dict:
+def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None = None,
+          chunks: Path | None = None, checkpoint: Path | None = None,
+          stop_after: int | None = None, on_epoch=None) -> dict:
     """Render crops (or load them from ``cache``, written by an earlier run of the same
-    data config), train, export ``out`` and its model card."""
+    data config), train, export ``out`` and its model card.
+
+    ``chunks``: render in chunks kept under this folder (a rerun reuses them).
+    ``checkpoint``: the training state is saved there after each epoch, and a run that
+    finds one of the same config resumes after its last epoch (``checkpoint.py``).
+    ``stop_after``: raise ``checkpoint.Interrupted`` once that epoch is saved (tests of
+    the resumption). ``on_epoch(entry, epochs, seconds)`` after each epoch (``entry``:
+    its line of the history)."""
     if cfg.device not in DEVICES:
         raise ValueError(f"TrainConfig.device {cfg.device!r}: one of {', '.join(DEVICES)}")
+    check_world(cfg.world)
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(max(1, cfg.workers))
+    torch.set_num_threads(max(1, cfg.threads or cfg.workers))
     spec, _ = data_specs(cfg)
     bar = tqdm(total=cfg.photos + cfg.val_photos, desc="render crops", unit="photo",
                file=sys.stderr, disable=not progress)
+    rendered = False
 
     def tick(photos: int) -> None:
+        nonlocal rendered
+        rendered = True
         bar.update(photos)
-
-    rendered = False
 
     def render() -> dict[str, np.ndarray]:
         nonlocal rendered
-        rendered = True
-        return render_data(cfg, tick)
+        rendered = chunks is None
+        return render_data(cfg, tick, chunks, bar.update)
 
     data = cached(cache, cfg, render)
     x8, y, vx8, vy = data["x"], data["y"], data["vx"], data["vy"]
@@ -285,9 +318,12 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     loss_fn = nn.CrossEntropyLoss(weight=weights.to(device), label_smoothing=0.02)
     xt, yt, kt = (torch.from_numpy(a).to(device) for a in (x, y, kind))
     nb = max(1, len(x) // cfg.batch)
+    resumed = ckpt.load(checkpoint, asdict(cfg), progress)
     epochs = cfg.epochs
     timing = None
-    if cfg.seconds > 0:
+    if resumed is not None:
+        epochs, timing = resumed["epochs"], resumed["timing"]
+    elif cfg.seconds > 0:
         timing = _time_epoch(cfg, model, loss_fn, xt, yt, kt, (vx, vy, vkind), nb)
         epochs = max(1, min(cfg.epochs, int(cfg.seconds / timing["epoch_seconds"])))
         if progress:
@@ -297,9 +333,24 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     steps = epochs * nb
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=steps + 1)
     g = torch.Generator(device).manual_seed(cfg.seed)
-    history = []
+    history: list[dict] = []
+    first = 0
+    train_before = 0.0          # seconds of training in the runs before a resumption
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        opt.load_state_dict(resumed["optimiser"])
+        sched.load_state_dict(resumed["scheduler"])
+        g.set_state(resumed["generator"])
+        ckpt.set_rng_state(resumed["torch_rng"])
+        history, first = resumed["history"], len(resumed["history"])
+        train_before = resumed["train_seconds"]
+        if progress:
+            print(f"resuming after epoch {first} of {epochs} ({checkpoint})", file=sys.stderr)
+    # a time budget that had ended the training before the export: nothing more to run
+    last = first if resumed is not None and resumed["stopped"] else epochs
     t_train = time.perf_counter()
-    for epoch in range(epochs):
+    for epoch in range(first, last):
+        t_epoch = time.perf_counter()
         model.train()
         if cfg.init:
             freeze_batchnorm(model)
@@ -319,7 +370,19 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
         if progress:
             print(f"epoch {epoch + 1}: loss {total / nb:.4f} val acc {val['accuracy']:.5f}",
                   file=sys.stderr)
-        if cfg.seconds > 0 and time.perf_counter() - t_train > OVERRUN * cfg.seconds:
+        spent = train_before + time.perf_counter() - t_train
+        over = cfg.seconds > 0 and spent > OVERRUN * cfg.seconds
+        if checkpoint is not None:
+            ckpt.save(checkpoint, {
+                "config": asdict(cfg), "epochs": epochs, "timing": timing, "history": history,
+                "model": model.state_dict(), "optimiser": opt.state_dict(),
+                "scheduler": sched.state_dict(), "generator": g.get_state(),
+                "torch_rng": ckpt.rng_state(), "train_seconds": spent, "stopped": over})
+        if on_epoch:
+            on_epoch(history[-1], epochs, time.perf_counter() - t_epoch)
+        if stop_after is not None and epoch + 1 >= stop_after and epoch + 1 < epochs:
+            raise ckpt.Interrupted(f"stopped after epoch {epoch + 1} of {epochs}")
+        if over:
             break   # the timing misjudged: export what there is (the card says so)
     model = model.cpu()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -340,7 +403,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
         "parameters": parameter_count(model),
         "architecture": architecture(cfg.width, cfg.cell_kind),
         "training": {"config": asdict(cfg), "data_seed": cfg.seed, "validation_seed": VAL_SEED,
-                     "synth_config": "SynthConfig() (default ranges), "
+                     "synth_config": f"world {cfg.world!r} (worlds.world_config), "
                                      f"{cfg.textures} boards in prints {list(cfg.prints)}, "
                                      f"tiles of other makers on {cfg.makers:.0%} of photos",
                      **({"fine_tuned_from": cfg.init} if cfg.init else {}),
@@ -349,11 +412,13 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
                      "jitter_cells": spec.jitter_cells, "keep_empty": spec.keep_empty,
                      "data_seconds": round(t_data, 1),
                      "data_from_cache": not rendered,
+                     **({"resumed_after_epoch": first} if first else {}),
                      "total_seconds": round(time.perf_counter() - t0, 1),
                      "torch": torch.__version__, "device": _device_name(device),
                      **({"time_budget": {**timing, "epochs_planned": epochs,
                                          "epochs_run": len(history),
-                                         "train_seconds": round(time.perf_counter()
+                                         "train_seconds": round(train_before
+                                                                + time.perf_counter()
                                                                 - t_train, 1)}}
                         if timing else {}),
                      "history": history},

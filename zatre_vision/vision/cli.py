@@ -177,8 +177,8 @@ def _resize(img, f: float):
 @click.option("--batch", type=click.IntRange(8, 65536), default=None,
               help="Pip classifier: crops per optimiser step (default 256).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
-              help="Pip classifier: where the network trains (rendering stays on the CPU "
-                   "workers); cuda needs a GPU and torch built for it.")
+              help="Where the networks train (rendering stays on the CPU workers); cuda "
+                   "needs a GPU and torch built for it.")
 @click.option("--seconds", type=click.FloatRange(1, 1e6), default=None,
               help="Pip classifier: a time budget for its epochs: as many of --epochs as "
                    "fit, timed on the first batches (the card records the plan).")
@@ -231,7 +231,7 @@ def train(which: str, out: str, board_out: str, quick: bool, photos: int | None,
                               card["metrics"]["validation_crops"]["accuracy"],
                           "seconds": card["training"]["total_seconds"]}
     if which in ("all", "board"):
-        bcfg = replace(BOARD_QUICK if quick else BoardTrainConfig(), **changes)
+        bcfg = replace(BOARD_QUICK if quick else BoardTrainConfig(), **changes, device=device)
         card = train_board(bcfg, Path(board_out), progress=True,
                            cache=Path(cache_dir) / "board-data.npz" if cache_dir else None)
         report["board"] = {"model": board_out, "parameters": card["parameters"],
