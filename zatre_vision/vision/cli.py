@@ -370,14 +370,18 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
 @click.option("--scale", type=click.FloatRange(0.01, 1.0), default=1.0, show_default=True,
               help="A share of each set's photos (a quick look; the gate that lands a "
                    "model runs at 1).")
+@click.option("--quick", is_flag=True, help="A tenth of --scale's photos, at least 5 a set "
+              "(tests, a first look).")
 @click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
-              default="benchmarks/gate.json", show_default=True)
+              default="benchmarks/gate.json", show_default=True,
+              help="The result file; the table goes beside it as .md (an .md name: the "
+                   "JSON beside it).")
 @click.option("--install", is_flag=True,
               help="When the candidate passes at scale 1, copy it (and its card) into "
                    "models/ and write its table beside the result files (gate.md).")
 def bench_gate(candidate: str, board_model: str | None, committed: str | None,
-               folder: str | None, scale: float, workers: int, out: str,
+               folder: str | None, scale: float, quick: bool, workers: int, out: str,
                install: bool) -> None:
     """A candidate model against the committed one on every bench set; exits 1 unless it
     is no worse."""
@@ -399,17 +403,21 @@ def bench_gate(candidate: str, board_model: str | None, committed: str | None,
         raise InputError(f"{board_model}: board model file not found")
     if folder is not None and not any(Path(folder).rglob("truth.json")):
         raise click.BadParameter(f"{folder}: no truth.json under it", param_hint="--folder")
+    if quick:
+        scale = scale / 10
     if install and scale != 1.0:
         raise click.BadParameter("only the full gate (--scale 1) may install a model",
                                  param_hint="--install")
-    check_output_file(out)
+    json_out, md_out = Path(out).with_suffix(".json"), Path(out).with_suffix(".md")
+    check_output_file(json_out)
+    check_output_file(md_out)
     result = run_gate(Path(candidate), Path(board_model) if board_model else None,
                       committed_path, DEFAULT_BOARD_MODEL,
                       Path(folder) if folder else None, scale=scale, workers=workers,
                       log=lambda s: click.echo(s, err=True))
-    write_result_file(out, result)
+    write_result_file(json_out, result)
     text = table(result)
-    Path(out).with_suffix(".md").write_text(
+    md_out.write_text(
         f"# Gate: {candidate} against {committed_path}\n\n"
         f"`{result['command']}` at {result['commit']}, {result['date']}\n\n" + text,
         encoding="utf-8")
