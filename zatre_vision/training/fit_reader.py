@@ -16,7 +16,9 @@ Steps, each on the same located boards (the reader's own fit, proved against the
 2. **the rule for "uncertain"** and **the frame hold-back count**: ``min_confidence`` and
    ``doubtful_frame`` chosen for the most exact boards among the choices that keep the
    silent cells (a wrong value not flagged) at or under ``SILENT_TARGET`` and no board
-   at 5 or more;
+   at 5 or more, over every board (a board fitted a cell off is the locator's error, but a
+   higher bar leaves more of its cells uncertain instead of silently wrong; the card
+   reports the silent cells on aligned and misaligned boards apart);
 3. **ablation**: each pass and extra threshold switched off in turn; it stays only where
    switching it off costs silent cells, boards with 5 or more of them, or exact boards.
 The card records the fitted values, the ablation table, the fitting split, the command,
@@ -280,10 +282,13 @@ class Judge:
             self._steady[key] = out
         return self._steady[key]
 
-    def figures(self, config, calibration, detail: dict | None = None) -> Figures:
+    def figures(self, config, calibration, detail: dict | None = None,
+                aligned_only: bool = False) -> Figures:
         """The decision's figures over every case; ``detail`` (a dict) also receives
         the silent cells by fitting set and by whether the board was fitted within half a
-        cell, and the cases with 5 or more."""
+        cell, and the cases with 5 or more. ``aligned_only``: only the boards fitted
+        within half a cell (what the decision itself answers for: a board fitted a cell
+        off is wrong whatever the thresholds)."""
         from ..vision.geometry import CELL_NAMES
         from ..vision.reading.classify import OCCLUDED
 
@@ -293,6 +298,8 @@ class Judge:
         probs = self._probs(calibration, config.pass_steadied)
         boards = exact = silent = b5 = uncertain = visible = held = 0
         for case, p in zip(self.cases, probs, strict=True):
+            if aligned_only and not case.aligned:
+                continue
             vis = case.labels != OCCLUDED
             visible += int(vis.sum())
             boards += 1
