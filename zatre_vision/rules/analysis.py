@@ -271,8 +271,8 @@ def legal_moves(board: Board, hand: Sequence[int], limit: int = ANALYSIS_LIMIT,
 
     Every placement returned is legal. The search keeps those with the fewest bare
     light cells seen so far; when the budget runs out before that count reached 0, a
-    placement on dark cells only (0 bare light cells, so legal) is looked for with a
-    budget as large, and the first ``limit`` of those are taken; when there is none
+    placement on dark cells only (0 bare light cells, so legal) is looked for with
+    half as many steps again, and the first ``limit`` of those are taken; when there is none
     either, nothing is certain and the list is empty (capped)."""
     budget = budget if budget is not None else step_budget(limit)
     first = board.count == 0
@@ -302,7 +302,7 @@ def legal_moves(board: Board, hand: Sequence[int], limit: int = ANALYSIS_LIMIT,
     dark: list[Placement] = []
     try:
         for p in iter_placements(board, hand, size, first, avoid=LIGHT,
-                                 budget=StepBudget(budget.steps)):
+                                 budget=StepBudget(max(1, budget.steps // 2))):
             dark.append(p)
             if len(dark) >= limit:
                 break
@@ -449,6 +449,25 @@ def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: Rep
         placements=compared, capped=capped, notes=notes)
 
 
+@dataclass
+class Searched:
+    """What one turn's search found. ``moves``: (points, value, placement), the best by
+    points and the best few by value among them (all, when they were listed);
+    ``compared``: moves valued; ``capped``: the search reached its bound, so a better
+    move may exist; ``passed``: nothing of the hand could be placed."""
+
+    moves: list[tuple[int, float, Placement]]
+    compared: int
+    capped: bool
+    passed: bool
+
+
+def search_moves(board: Board, sheet: ScoreSheet, tiles: Sequence[int],
+                 limit: int = ANALYSIS_LIMIT) -> Searched:
+    """The best moves of ``tiles`` on ``board`` for ``sheet`` (see ``_search``)."""
+    return Searched(*_search(board, tiles, _Valuer(board, sheet), limit))
+
+
 def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int
             ) -> tuple[list[tuple[int, float, Placement]], int, bool, bool]:
     """The best moves of ``tiles`` on ``board``: (moves as (points, value, placement),
@@ -466,21 +485,18 @@ def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int
         return [], 0, True, False
     if size == 0:
         return [], 0, False, True
-    found = None
-    if not first:
-        try:
-            found = best_moves(board, tiles, size, valuer.vector, budget,
-                               keep=TOP_ALTERNATIVES + 1)
-        except BudgetSpent:
-            found = None  # listed below, with a budget of its own
-    if found is not None:
+    found = None if first else best_moves(board, tiles, size, valuer.vector, budget,
+                                           keep=TOP_ALTERNATIVES + 1)
+    if found is not None and found.best_points is not None:
         moves = list(found.by_value)
         if found.best_points not in moves:
             moves.append(found.best_points)
-        return moves, found.compared, False, False
-    placements, capped = legal_moves(board, tiles, limit)
+        return moves, found.compared, found.capped, False
+    # listed instead, with what is left of the budget
+    rest = StepBudget(max(1, budget.left))
+    placements, capped = legal_moves(board, tiles, limit, rest)
     moves = [(*valuer.measure(p), p) for p in placements if p]
-    return moves, len(moves), capped, placements == [()]
+    return moves, len(moves), capped or bool(found and found.capped), placements == [()]
 
 
 def _option(measured: tuple[int, float, Placement]) -> Option:
@@ -564,6 +580,7 @@ __all__ = [
     "TurnAnalysis",
     "analyse_record",
     "analyse_turn",
+    "search_moves",
     "coach_line",
     "summarise",
     "turn_known_hand",

@@ -36,7 +36,7 @@ from itertools import product
 from typing import NamedTuple
 
 from .board import CELL_SET, DOWN, LIGHT, RIGHT, Board
-from .search import Placement, StepBudget, fits, in_scoring_line
+from .search import BudgetSpent, Placement, StepBudget, fits, in_scoring_line
 
 #: A move's entry on the sheet: lines of 10, of 11, of 12, and crosses.
 Entry = tuple[int, int, int, int]
@@ -98,20 +98,20 @@ def _describe(values: list[int], cells: list[int], tiles: tuple[int, ...], bare:
 
 
 def groups(board: Board, hand: Sequence[int], most: int, budget: StepBudget,
-           clean: bool = False) -> list[Group]:
+           clean: bool = False) -> tuple[list[Group], bool]:
     """Every group of at most ``most`` of ``hand``'s tiles that can go on ``board`` (not
-    empty): grown from a tile touching the board by tiles at the ends of its lines.
-    ``clean``: only the groups that cover no light cell without a scoring line."""
+    empty), and whether the list is complete. Grown a size at a time from the tiles
+    touching the board, by tiles at the ends of their lines; when the budget runs out
+    the list holds every smaller group and some of the size being grown. ``clean``:
+    only the groups that cover no light cell without a scoring line."""
     values = list(board.values)
     have = [0] * 7
     for v in hand:
         have[v] += 1
-    used = [0] * 7
     seen: set[frozenset] = set()
     out: list[Group] = []
-    cells: list[int] = []
 
-    def ends() -> list[int]:
+    def ends(cells: list[int]) -> list[int]:
         found = set()
         for t in cells:
             for step in (RIGHT, DOWN, -RIGHT, -DOWN):
@@ -122,30 +122,42 @@ def groups(board: Board, hand: Sequence[int], most: int, budget: StepBudget,
                     found.add(j)
         return sorted(found)
 
-    def grow(candidates, key: frozenset) -> None:
-        distinct = [v for v in range(1, 7) if used[v] < have[v]]
-        budget.take(len(candidates) * len(distinct) or 1)
-        for x in candidates:
-            for v in distinct:
-                values[x] = v
-                if fits(values, x):
-                    grown = key | {(x, v)}
-                    if grown not in seen:
-                        seen.add(grown)
-                        cells.append(x)
-                        used[v] += 1
-                        bare = _bare(values, cells)
-                        if not (clean and bare):
-                            out.append(_describe(values, cells, tuple(used[1:]), bare))
-                        if len(cells) < most:
-                            grow(ends(), grown)
-                        cells.pop()
-                        used[v] -= 1
-            values[x] = 0
-
-    if most > 0:
-        grow(sorted(board.frontier()), frozenset())
-    return out
+    level: list[tuple[tuple[tuple[int, int], ...], frozenset]] = [((), frozenset())]
+    try:
+        for _ in range(most):
+            grown_level = []
+            for placed, key in level:
+                for i, v in placed:
+                    values[i] = v
+                used = [0] * 7
+                for _, v in placed:
+                    used[v] += 1
+                cells = [i for i, _ in placed]
+                candidates = ends(cells) if placed else sorted(board.frontier())
+                distinct = [v for v in range(1, 7) if used[v] < have[v]]
+                budget.take(len(candidates) * len(distinct) or 1)
+                for x in candidates:
+                    for v in distinct:
+                        values[x] = v
+                        if fits(values, x):
+                            grown = key | {(x, v)}
+                            if grown not in seen:
+                                seen.add(grown)
+                                cells.append(x)
+                                used[v] += 1
+                                bare = _bare(values, cells)
+                                if not (clean and bare):
+                                    out.append(_describe(values, cells, tuple(used[1:]), bare))
+                                grown_level.append(((*placed, (x, v)), grown))
+                                cells.pop()
+                                used[v] -= 1
+                    values[x] = 0
+                for i, _ in placed:
+                    values[i] = 0
+            level = grown_level
+    except BudgetSpent:
+        return out, False
+    return out, True
 
 
 def _pareto(entries) -> list[Entry]:
@@ -175,11 +187,14 @@ def _by_value(move: tuple[int, float, Placement]) -> tuple:
 @dataclass
 class Found:
     """What the search keeps: the best move by points and the ``keep`` best by value,
-    each as (points, value, placement); ``compared``: complete moves valued."""
+    each as (points, value, placement); ``compared``: complete moves valued;
+    ``capped``: the budget ran out, so these are the best of the moves seen (every one
+    legal), and a better one may exist."""
 
     best_points: tuple[int, float, Placement] | None
     by_value: list[tuple[int, float, Placement]]
     compared: int
+    capped: bool = False
 
 
 def best_moves(board: Board, hand: Sequence[int], size: int, measure: Measure,
@@ -187,10 +202,13 @@ def best_moves(board: Board, hand: Sequence[int], size: int, measure: Measure,
     """The best legal moves of ``size`` tiles of ``hand`` (the most placeable), by
     branch and bound. None when this search does not apply: the board is empty, or no
     move of that size avoids every bare light cell (then the fewest bare light cells
-    decides what is legal). Raises ``BudgetSpent`` when the budget runs out."""
+    decides what is legal). When the budget runs out it returns the best moves seen,
+    ``capped`` (none, when it saw none)."""
     if board.count == 0 or size < 1:
         return None
-    clean = groups(board, hand, size, budget, clean=True)
+    share = StepBudget(max(1, budget.left // 2))  # the groups may take half of it
+    clean, complete = groups(board, hand, size, share, clean=True)
+    budget.take(share.spent)
     # best first, so good moves are found early and close more branches
     ranked = sorted(clean, key=lambda g: (-measure(g.entry)[1], g.placement))
     have = _counts(hand)
@@ -299,10 +317,13 @@ def best_moves(board: Board, hand: Sequence[int], size: int, measure: Measure,
                        reach | g.reach, chosen)
                 chosen.pop()
 
-    branch(0, have, size, (0, 0, 0, 0), 0, 0, [])
-    if best[0] is None:
+    try:
+        branch(0, have, size, (0, 0, 0, 0), 0, 0, [])
+    except BudgetSpent:
+        complete = False
+    if best[0] is None and complete:
         return None  # no move of this size without a bare light cell
-    return Found(best[0], top, compared[0])
+    return Found(best[0], top, compared[0], not complete)
 
 
 __all__ = ["EPSILON", "Found", "Group", "best_moves", "groups"]
