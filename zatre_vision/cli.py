@@ -135,8 +135,9 @@ def score(game: str, indent: int | None) -> None:
 @click.argument("game", metavar="GAME.json")
 @click.option("--indent", type=click.IntRange(0, 8), default=None,
               help="Pretty-print the JSON with this indent.")
-@click.option("--limit", type=click.IntRange(1, 1_000_000), default=None,
-              help="Legal moves compared per turn at most [default: 2000].")
+@click.option("--limit", type=click.IntRange(1, 20_000), default=None,
+              help="The bound of each turn's search: this many moves' worth, 100 search "
+                   "steps each; a turn that reaches it is marked capped [default: 2000].")
 def analyse(game: str, indent: int | None, limit: int | None) -> None:
     """Analyse a recorded game (zatre score format): for every turn the best move of
     the hand, the points missed and the top alternatives; per player a summary."""

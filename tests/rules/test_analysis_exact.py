@@ -188,3 +188,16 @@ def test_a_spent_budget_raises_at_once():
         budget.take()
     with pytest.raises(ValueError):
         StepBudget(0)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(team_positions(), st.integers(1, 40))
+def test_any_budget_however_small_gives_only_legal_moves(case, limit):
+    """Wherever the budget runs out (finding the size, listing groups, combining them,
+    listing moves), the search answers: capped or not, every move it names is legal."""
+    board, sheet, hand = case
+    got = search_moves(board, sheet, hand, limit)
+    for _, _, placement in got.moves:
+        assert check_turn(board, {NAMES[i]: v for i, v in placement}, hand=hand).legal
+    if not got.capped and not got.passed:
+        assert max(m[0] for m in got.moves) == exhaustive(board, sheet, hand)[0]

@@ -208,117 +208,121 @@ def best_moves(board: Board, hand: Sequence[int], size: int, measure: Measure,
         return None
     share = StepBudget(max(1, budget.left // 2))  # the groups may take half of it
     clean, complete = groups(board, hand, size, share, clean=True)
-    budget.take(share.spent)
-    # best first, so good moves are found early and close more branches
-    ranked = sorted(clean, key=lambda g: (-measure(g.entry)[1], g.placement))
-    have = _counts(hand)
-
-    # Pareto-best entries of each tile set placed as one group, then as any split
-    single: dict[tuple, set] = {}
-    for g in ranked:
-        single.setdefault(g.tiles, set()).add(g.entry)
-    subsets = sorted(product(*(range(n + 1) for n in have)), key=sum)
-    best_of: dict[tuple, list[Entry]] = {}
-    for m in subsets:
-        if not any(m):
-            continue
-        options = set(single.get(m, ()))
-        for part in subsets:
-            if not any(part) or part == m or any(p > q for p, q in zip(part, m, strict=True)):
-                continue
-            rest = tuple(q - p for p, q in zip(part, m, strict=True))
-            if part > rest:
-                continue  # each split once
-            left, right = best_of.get(part), best_of.get(rest)
-            if left and right:
-                budget.take(len(left) * len(right))
-                options.update(_add(a, b) for a in left for b in right)
-        best_of[m] = _pareto(options)
-
-    to_place: dict[tuple, list[Entry]] = {}
-
-    def still(rem: tuple, k: int) -> list[Entry]:
-        got = to_place.get((rem, k))
-        if got is None:
-            got = _pareto(e for m in subsets if sum(m) == k and all(p <= q for p, q in zip(m, rem, strict=True))
-                          for e in best_of.get(m, ()))
-            to_place[(rem, k)] = got
-        return got
-
-    by_tiles: dict[tuple, list[int]] = {}
-    for i, g in enumerate(ranked):
-        by_tiles.setdefault(g.tiles, []).append(i)
-    kinds = sorted(by_tiles.items(), key=lambda kv: kv[1][0])
-
+    budget.left -= share.spent  # charged; the search below raises once nothing is left
     best: list = [None]  # (points, value, placement)
     top: list[tuple[int, float, Placement]] = []
     compared = [0]
 
-    # Ties: the first placement in cell order wins, as a listing of every move would
-    # have it; so a branch is closed only when it cannot even tie.
-    def improvable(points: int, value: float) -> bool:
-        b = best[0]
-        if b is None or points > b[0] or (points == b[0] and value > b[1] - EPSILON):
-            return True
-        if len(top) < keep:
-            return True
-        low = top[-1]
-        return value > low[1] + EPSILON or (value > low[1] - EPSILON and points >= low[0])
+    def search() -> None:
+        # best first, so good moves are found early and close more branches
+        ranked = sorted(clean, key=lambda g: (-measure(g.entry)[1], g.placement))
+        have = _counts(hand)
 
-    def leaf(entry: Entry, chosen: list[int]) -> None:
-        compared[0] += 1
-        points, value = measure(entry)
-        b = best[0]
-        low = top[-1] if len(top) >= keep else None
-        if not (b is None or points > b[0] or (points == b[0] and value > b[1] - EPSILON)
-                or low is None or value > low[1] + EPSILON
-                or (value > low[1] - EPSILON and points >= low[0])):
-            return
-        placement = tuple(sorted(cell for i in chosen for cell in ranked[i].placement))
-        move = (points, value, placement)
-        if b is None or _by_points(move) < _by_points(b):
-            best[0] = move
-        if low is None or _by_value(move) < _by_value(low):
-            top.append(move)
-            top.sort(key=_by_value)
-            del top[keep:]
+        # Pareto-best entries of each tile set placed as one group, then as any split
+        single: dict[tuple, set] = {}
+        for g in ranked:
+            single.setdefault(g.tiles, set()).add(g.entry)
+        subsets = sorted(product(*(range(n + 1) for n in have)), key=sum)
+        best_of: dict[tuple, list[Entry]] = {}
+        for m in subsets:
+            if not any(m):
+                continue
+            options = set(single.get(m, ()))
+            for part in subsets:
+                if not any(part) or part == m or any(p > q for p, q in zip(part, m, strict=True)):
+                    continue
+                rest = tuple(q - p for p, q in zip(part, m, strict=True))
+                if part > rest:
+                    continue  # each split once
+                left, right = best_of.get(part), best_of.get(rest)
+                if left and right:
+                    budget.take(len(left) * len(right))
+                    options.update(_add(a, b) for a in left for b in right)
+            best_of[m] = _pareto(options)
 
-    def branch(start: int, rem: tuple, k: int, entry: Entry, cells: int, reach: int,
-               chosen: list[int]) -> None:
-        if k == 0:
-            leaf(entry, chosen)
-            return
-        reachable = still(rem, k)
-        if not reachable:
-            return
-        points = value = None
-        for e in reachable:
-            p, v = measure(_add(entry, e))
-            points = p if points is None else max(points, p)
-            value = v if value is None else max(value, v)
-        if not improvable(points, value):
-            return
-        for tiles, members in kinds:
-            if any(t > r for t, r in zip(tiles, rem, strict=True)):
-                continue
-            n = ranked[members[0]].size
-            if n > k:
-                continue
-            left = tuple(r - t for t, r in zip(tiles, rem, strict=True))
-            budget.take(len(members))
-            for i in members:
-                if i < start:
+        to_place: dict[tuple, list[Entry]] = {}
+
+        def still(rem: tuple, k: int) -> list[Entry]:
+            got = to_place.get((rem, k))
+            if got is None:
+                got = _pareto(e for m in subsets if sum(m) == k and all(p <= q for p, q in zip(m, rem, strict=True))
+                              for e in best_of.get(m, ()))
+                to_place[(rem, k)] = got
+            return got
+
+        by_tiles: dict[tuple, list[int]] = {}
+        for i, g in enumerate(ranked):
+            by_tiles.setdefault(g.tiles, []).append(i)
+        kinds = sorted(by_tiles.items(), key=lambda kv: kv[1][0])
+
+
+        # Ties: the first placement in cell order wins, as a listing of every move would
+        # have it; so a branch is closed only when it cannot even tie.
+        def improvable(points: int, value: float) -> bool:
+            b = best[0]
+            if b is None or points > b[0] or (points == b[0] and value > b[1] - EPSILON):
+                return True
+            if len(top) < keep:
+                return True
+            low = top[-1]
+            return value > low[1] + EPSILON or (value > low[1] - EPSILON and points >= low[0])
+
+        def leaf(entry: Entry, chosen: list[int]) -> None:
+            compared[0] += 1
+            points, value = measure(entry)
+            b = best[0]
+            low = top[-1] if len(top) >= keep else None
+            if not (b is None or points > b[0] or (points == b[0] and value > b[1] - EPSILON)
+                    or low is None or value > low[1] + EPSILON
+                    or (value > low[1] - EPSILON and points >= low[0])):
+                return
+            placement = tuple(sorted(cell for i in chosen for cell in ranked[i].placement))
+            move = (points, value, placement)
+            if b is None or _by_points(move) < _by_points(b):
+                best[0] = move
+            if low is None or _by_value(move) < _by_value(low):
+                top.append(move)
+                top.sort(key=_by_value)
+                del top[keep:]
+
+        def branch(start: int, rem: tuple, k: int, entry: Entry, cells: int, reach: int,
+                   chosen: list[int]) -> None:
+            if k == 0:
+                leaf(entry, chosen)
+                return
+            reachable = still(rem, k)
+            if not reachable:
+                return
+            points = value = None
+            for e in reachable:
+                p, v = measure(_add(entry, e))
+                points = p if points is None else max(points, p)
+                value = v if value is None else max(value, v)
+            if not improvable(points, value):
+                return
+            for tiles, members in kinds:
+                if any(t > r for t, r in zip(tiles, rem, strict=True)):
                     continue
-                g = ranked[i]
-                if g.cells & reach or g.reach & cells:
+                n = ranked[members[0]].size
+                if n > k:
                     continue
-                chosen.append(i)
-                branch(i + 1, left, k - n, _add(entry, g.entry), cells | g.cells,
-                       reach | g.reach, chosen)
-                chosen.pop()
+                left = tuple(r - t for t, r in zip(tiles, rem, strict=True))
+                budget.take(len(members))
+                for i in members:
+                    if i < start:
+                        continue
+                    g = ranked[i]
+                    if g.cells & reach or g.reach & cells:
+                        continue
+                    chosen.append(i)
+                    branch(i + 1, left, k - n, _add(entry, g.entry), cells | g.cells,
+                           reach | g.reach, chosen)
+                    chosen.pop()
+
+        branch(0, have, size, (0, 0, 0, 0), 0, 0, [])
 
     try:
-        branch(0, have, size, (0, 0, 0, 0), 0, 0, [])
+        search()
     except BudgetSpent:
         complete = False
     if best[0] is None and complete:
