@@ -1,9 +1,8 @@
 """After the match: every turn set against the best move its hand allowed.
 
 Pure: a validated record in, an analysis out (no I/O). For each turn it finds the
-hand the player certainly held (``turn_known_hand``), lists the legal moves of that hand
-on the board as it was (``moves.legal_index_placements``) and values each by two
-measures:
+hand the player certainly held (``turn_known_hand``), finds the best legal moves of
+that hand on the board as it was (``search_moves``) and values moves by two measures:
 
 - **points**: what the move adds to the sheet's total at once (its lines' points in
   their boxes, a row's printed bonus completed, doubled in a crossed row);
@@ -13,7 +12,8 @@ measures:
 
 Points missed = best minus played, by each measure. The move played is always among
 the moves compared, so nothing missed is ever negative, and a player who always takes
-the best move by one measure misses zero by it.
+the best move by one measure misses zero by it. A turn that broke a rule is not
+counted, and not searched either (its tiles may be anything: a first turn of 100).
 
 **Hands.** What a player may hold is decided in one place, :mod:`.holdings`, through
 the same ``Referee`` that ``zatre score`` replays with (draws, tiles kept back, a
@@ -21,18 +21,22 @@ refused turn's tiles back in the hand, two per member for a team). A turn's hand
 certain when the record declares it and it fits that allowance, or when
 ``holdings.turn_hand`` finds it follows from the rules (rule 6: known leftovers and
 the whole draw shown, or as many tiles placed as the seat can hold). Otherwise
-(tiles kept back and never declared, a declared hand that breaks the draw, a turn
-played out of turn) the turn says so, and only the tiles placed are analysed (other
-ways to place those same tiles); the most the hand could hold is given where the
-rules bound it. That is certain as far as it goes: when the played turn was legal,
-those moves were legal too, so the points missed are *at least* what it reports
-(``lower_bound``).
+(tiles kept back and never declared, a declared hand that breaks the draw or lacks a
+tile placed, a turn played out of turn) the turn says so, and only the tiles placed
+are analysed (other ways to place those same tiles); the most the hand could hold is
+given where the rules bound it. That is certain as far as it goes: when the played
+turn was legal, those moves were legal too, so the points missed are *at least* what
+it reports (``lower_bound``).
 
-**The cap.** A carried-over hand of many tiles can have millions of legal moves.
-Past ``limit`` placements the search keeps only the first ``limit`` in its fixed order
-(still only placements of the right size with the fewest bare light cells, so every
-move listed is legal); a better move beyond them would go unseen, so a capped turn
-says so and its points missed are a lower bound as well.
+**The search and its bound.** A team's hand of 4 tiles can have over 100,000 legal
+moves, a carried-over hand of many small tiles millions. The best moves are found by
+branch and bound (:mod:`.best`), exactly, without listing them all; the opening turn
+and a hand whose every move covers a bare light cell are listed instead
+(``legal_moves``, at most ``limit`` moves). Every search of a turn shares one
+``step_budget(limit)``, so a turn's time and memory are bounded whatever the record
+says; a turn whose search reached it keeps the best moves seen (all legal) and says
+so (``capped``, a note): a better one may exist, so its points missed are a lower
+bound as well.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ from .sheet import ScoreSheet
 from .tiles import is_tile_value
 from .turn import LINE_POINTS, SUMS
 
-#: The most legal placements compared in one turn (see the module doc, "The cap").
+#: The moves' worth of search one turn may take (see the module doc, "The search and its
+#: bound"): ``STEPS_PER_MOVE`` steps each; and the most moves a listing keeps.
 ANALYSIS_LIMIT = 2_000
 #: Search steps (a cell and a value tried) one turn may take, per move of the limit:
 #: the bound on every search of the analysis, whatever the record (see ``step_budget``).
