@@ -201,3 +201,19 @@ def test_any_budget_however_small_gives_only_legal_moves(case, limit):
         assert check_turn(board, {NAMES[i]: v for i, v in placement}, hand=hand).legal
     if not got.capped and not got.passed:
         assert max(m[0] for m in got.moves) == exhaustive(board, sheet, hand)[0]
+
+
+def test_a_whole_record_shares_one_bound(monkeypatch):
+    """However many turns a record has, their searches together take at most
+    ``RECORD_TURNS`` turns' bounds: once that is spent, later turns are capped (and
+    still compare the move played, so nothing missed is negative)."""
+    from zatre_vision.rules import analysis
+
+    game = Simulation(["A", "B", "C"], 7, ["random", "random", "greedy"]).run(max_turns=24)
+    record = parse_record(game.to_record())
+    monkeypatch.setattr(analysis, "RECORD_TURNS", 1)
+    turns = analysis.analyse_record(record, limit=3).turns
+    assert turns[-1].capped and any("reached its bound" in n for n in turns[-1].notes)
+    assert all(t.missed_points >= 0 for t in turns)
+    monkeypatch.setattr(analysis, "RECORD_TURNS", 25)
+    assert not analysis.analyse_record(record).turns[-1].capped

@@ -69,6 +69,8 @@ ANALYSIS_LIMIT = 2_000
 #: Search steps (a cell and a value tried) one turn may take, per move of the limit:
 #: the bound on every search of the analysis, whatever the record (see ``step_budget``).
 STEPS_PER_MOVE = 100
+#: A whole record's searches share this many turns' bounds (a match uses one or two).
+RECORD_TURNS = 25
 #: Alternatives listed per turn.
 TOP_ALTERNATIVES = 3
 #: Turns listed as a player's costliest.
@@ -401,9 +403,11 @@ def _placement_of(placed: dict[str, int]) -> Placement | None:
 
 
 def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: ReplayedTurn,
-                 number: int, limit: int = ANALYSIS_LIMIT) -> TurnAnalysis:
+                 number: int, limit: int = ANALYSIS_LIMIT,
+                 budget: StepBudget | None = None) -> TurnAnalysis:
     """One turn: ``board`` and ``sheet`` as they were before it. A turn that broke a
-    rule is not searched (it is not counted, and its tiles may be anything at all)."""
+    rule is not searched (it is not counted, and its tiles may be anything at all).
+    ``budget``: the bound of its search (``step_budget(limit)`` unless given)."""
     turn, result = replayed.turn, replayed.result
     notes: list[str] = []
     if not hand.complete:
@@ -426,9 +430,10 @@ def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: Rep
     played = Option(dict(turn.placed), points, value)
     played_key = _placement_of(turn.placed)
     played_move = (points, value, played_key or ())
-    moves, compared, capped, passed = _search(board, hand.tiles, valuer, limit)
+    budget = budget if budget is not None else step_budget(limit)
+    moves, compared, capped, passed = _search(board, hand.tiles, valuer, limit, budget)
     if capped:
-        notes.append(f"the search reached its bound ({limit * STEPS_PER_MOVE} steps): "
+        notes.append(f"the search reached its bound ({budget.steps} steps): "
                      f"{compared} moves were compared (a better one may exist)")
 
     best_points = best_value = None
@@ -470,11 +475,11 @@ class Searched:
 def search_moves(board: Board, sheet: ScoreSheet, tiles: Sequence[int],
                  limit: int = ANALYSIS_LIMIT) -> Searched:
     """The best moves of ``tiles`` on ``board`` for ``sheet`` (see ``_search``)."""
-    return Searched(*_search(board, tiles, _Valuer(board, sheet), limit))
+    return Searched(*_search(board, tiles, _Valuer(board, sheet), limit, step_budget(limit)))
 
 
-def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int
-            ) -> tuple[list[tuple[int, float, Placement]], int, bool, bool]:
+def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int,
+            budget: StepBudget) -> tuple[list[tuple[int, float, Placement]], int, bool, bool]:
     """The best moves of ``tiles`` on ``board``: (moves as (points, value, placement),
     how many moves were compared, capped, whether nothing could be placed).
 
@@ -482,7 +487,6 @@ def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int
     by points and the best few by value come back. Otherwise (the opening turn, every
     move covering a bare light cell) the legal moves are listed (``legal_moves``, at
     most ``limit``) and each is valued. Every search has the turn's step budget."""
-    budget = step_budget(limit)
     first = board.count == 0
     try:
         size = largest_placeable(board, tiles, first, budget=budget)
@@ -500,6 +504,7 @@ def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int
     # listed instead, with what is left of the budget
     rest = StepBudget(max(1, budget.left))
     placements, capped = legal_moves(board, tiles, limit, rest)
+    budget.left -= rest.spent  # charged to the turn (the dark-cell fallback is not)
     moves = [(*valuer.measure(p), p) for p in placements if p]
     return moves, len(moves), capped or bool(found and found.capped), placements == [()]
 
@@ -515,12 +520,16 @@ def _option(measured: tuple[int, float, Placement]) -> Option:
 def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
                    progress=None, only: set[int] | None = None) -> Analysis:
     """Analyse every turn of a validated record (replayed as ``zatre score`` does).
+    Each turn's search has its bound (``step_budget(limit)``), and all of them together
+    ``RECORD_TURNS`` times that: what a record of any length may take.
 
     ``progress(done, total)`` (optional) is called after each turn. ``only``: analyse
     just these turn numbers (1-based; the others are replayed, their hands followed)."""
     referee = Referee(record.players, record.teams, record.starter)
     out: list[TurnAnalysis] = []
     total = len(record.turns)
+    steps = step_budget(limit).steps
+    left = steps * RECORD_TURNS
     for number, turn in enumerate(record.turns, start=1):
         allow = referee.allowance(turn.player)
         wanted = only is None or number in only
@@ -529,7 +538,10 @@ def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
         replayed = referee.commit(turn)
         if wanted:
             hand = turn_known_hand(allow, replayed)
-            out.append(analyse_turn(board, sheet, hand, replayed, number, limit))
+            # each turn's bound, and never more than what is left of the record's
+            budget = StepBudget(max(1, min(steps, left)))
+            out.append(analyse_turn(board, sheet, hand, replayed, number, limit, budget))
+            left -= budget.spent
         if progress is not None:
             progress(number, total)
     return Analysis(list(record.players), out, summarise(record.players, out), limit)
