@@ -449,8 +449,6 @@ def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: Rep
     elif passed and hand.complete:
         best_points = best_value = Option({}, 0, 0.0)  # nothing placeable: a pass is best
         notes.append("no tile of the hand could be placed")
-    if not played_key and passed and hand.complete:
-        best_points = best_value = Option({}, 0, 0.0)
 
     return TurnAnalysis(
         number=number, player=turn.player, hand=hand, legal=True,
