@@ -138,8 +138,9 @@ def score(game: str, indent: int | None) -> None:
 @click.argument("game", metavar="GAME.json")
 @click.option("--indent", type=click.IntRange(0, 8), default=None,
               help="Pretty-print the JSON with this indent.")
-@click.option("--limit", type=click.IntRange(1, 1_000_000), default=None,
-              help="Legal moves compared per turn at most [default: 2000].")
+@click.option("--limit", type=click.IntRange(1, 20_000), default=None,
+              help="The bound of each turn's search: this many moves' worth, 100 search "
+                   "steps each; a turn that reaches it is marked capped [default: 2000].")
 def analyse(game: str, indent: int | None, limit: int | None) -> None:
     """Analyse a recorded game (zatre score format): for every turn the best move of
     the hand, the points missed and the top alternatives; per player a summary."""
@@ -199,13 +200,25 @@ def bench_rules(out: str, positions: int) -> None:
               default="benchmarks/results/analyse.json", show_default=True)
 @click.option("--hard", type=click.IntRange(1, 40), default=8, show_default=True,
               help="Hard turns (carried-over hands of 6 to 9 tiles on late boards).")
-def bench_analyse(out: str, hard: int) -> None:
-    """zatre analyse on a 60-turn 3-player match plus hard turns (one core)."""
+@click.option("--team-games", type=click.IntRange(1, 10), default=2, show_default=True,
+              help="Games of three teams of two, each turn checked by exhaustive search.")
+@click.option("--team-turns", type=click.IntRange(1, 200), default=None,
+              help="Cut each team game to this many turns (default: whole games).")
+@click.option("--repeat", type=click.IntRange(1, 10), default=3, show_default=True,
+              help="Timings are the best of this many runs.")
+def bench_analyse(out: str, hard: int, team_games: int, team_turns: int | None,
+                  repeat: int) -> None:
+    """zatre analyse: a 60-turn match, team games against exhaustive search, runaway
+    records, hard turns (one core)."""
     from .bench.analysis_bench import run_analysis_benchmark
 
     check_output_file(out)
-    command = f"zatre bench analyse --hard {hard}"
-    result = run_analysis_benchmark(hard=hard, progress=True, command=command)
+    command = f"zatre bench analyse --hard {hard} --team-games {team_games}" + (
+        f" --team-turns {team_turns}" if team_turns else "") + (
+        f" --repeat {repeat}" if repeat != 3 else "") + (
+        f" --out {out}" if out != "benchmarks/results/analyse.json" else "")
+    result = run_analysis_benchmark(hard=hard, repeat=repeat, team_games=team_games,
+                                    team_turns=team_turns, progress=True, command=command)
     write_bench_result(out, result)
 @bench.command("load")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),

@@ -47,3 +47,25 @@ def test_every_bench_is_listed(zatre):
     for name in ("rules", "vision", "tracking", "analyse", "adapt", "load", "camera",
                  "startup", "bad-input", "serve", "sse", "synth"):
         assert f"\n  {name} " in res.stdout, name
+
+
+def test_bench_analyse_small(zatre, tmp_path):
+    """Issue 54: the bench checks team games against exhaustive search and measures
+    runaway records; a small run has every part, and its checks hold."""
+    out = tmp_path / "analyse.json"
+    res = zatre("bench", "analyse", "--hard", "1", "--team-games", "1", "--team-turns", "4",
+                "--repeat", "1", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    data = json.loads(out.read_text())
+    assert all(data[k] for k in PROVENANCE)
+    assert data["command"] == ("zatre bench analyse --hard 1 --team-games 1 --team-turns 4 "
+                               f"--repeat 1 --out {out}")
+    teams = data["team_games"]
+    assert teams["turns"] == 4 and teams["checked_turns"] >= 3
+    assert teams["same_best_as_exhaustive"] == teams["checked_turns"]
+    assert teams["capped_turns"] == 0 and teams["games"][0]["different"] == []
+    runaway = data["runaway_records"]["rows"]
+    assert {r["record"] for r in runaway} >= {"first turn of 12 tiles",
+                                               "100 tiles on the first turn (1 kB)"}
+    assert all(r["searched_turns"] == 0 for r in runaway)
+    assert data["hard_turns"]["n"] == 1

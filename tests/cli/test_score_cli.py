@@ -116,8 +116,6 @@ BAD_INPUTS = {
                                    "turns": []}, "a team has 2 partners"),
     "a team and a single player": ({"players": ["A", "B"], "teams": {"A": 2}, "turns": []},
                                    "B in no team"),
-    "placed not in hand": ({"players": ["Ann"], "turns": [
-        {"player": "Ann", "placed": {"H8": 6}, "hand": [1, 2, 3]}]}, "not in 'hand'"),
 }
 
 
@@ -169,3 +167,28 @@ def test_a_whole_number_outside_1_to_6_is_the_violation_bad_tile(zatre, tmp_path
     assert [v["code"] for v in turns[0]["violations"]] == ["bad-tile"]
     assert turns[0]["violations"][0]["cells"] == ["H7"]
     assert turns[1]["legal"] is True  # the bad turn was not applied
+
+
+def test_a_tile_not_in_the_hand_is_that_turns_violation_and_the_rest_is_scored(zatre, tmp_path):
+    """Issue 54: such a record was refused whole (exit 2). Now the turn is flagged
+    tile-not-in-hand and refused, its tiles go back to the hand (the player plays again,
+    drawing nothing), and every other turn is scored."""
+    record = {"players": ["Ann", "Ben"], "turns": [
+        {"player": "Ann", "placed": {"H8": 6, "H7": 5, "G7": 5}, "hand": [5, 5, 6]},
+        {"player": "Ben", "placed": {"G8": 3}, "hand": [2, 4]},
+        {"player": "Ben", "placed": {"G8": 4, "G9": 2}, "hand": [2, 4]}]}
+    proc = zatre("score", write(tmp_path, record))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    turns = out["turns"]
+    assert [t["legal"] for t in turns] == [True, False, True]
+    assert [(v["code"], v["cells"]) for v in turns[1]["violations"]] == [
+        ("tile-not-in-hand", ["G8"])]
+    assert turns[2]["points"] == {"10": 1, "11": 2, "12": 0} and turns[2]["crosses"] == 1
+    # G8-H8 is 10, G7-G8-G9 is 11, G9 a light cell: (1 + 2) x 2
+    assert out["sheets"]["Ben"]["total"] == 6 and out["sheets"]["Ann"]["total"] == 6
+    # the holdings rule: after the refusal Ben plays again with the same two tiles; a
+    # third tile on that retry is more than he can hold
+    record["turns"][2] = {"player": "Ben", "placed": {"G8": 4, "G9": 2, "I9": 1}}
+    turns = json.loads(zatre("score", write(tmp_path, record)).stdout)["turns"]
+    assert "wrong-draw" in [v["code"] for v in turns[2]["violations"]]

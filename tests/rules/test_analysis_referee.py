@@ -36,6 +36,27 @@ def test_found_1_a_declared_hand_that_breaks_the_draw_is_not_taken_as_the_hand()
     assert turns[2]["tiles_analysed"] == [1, 2, 3, 4]  # the tiles placed, no more
 
 
+def test_a_turn_out_of_turn_has_no_hand_even_when_one_is_declared():
+    """Issue 54: the analysis showed the declared hand of a turn out of turn."""
+    turns = analysed({"players": ["A", "B"], "turns": [
+        {"player": "A", "placed": OPEN, "hand": [6, 5, 5]},
+        {"player": "A", "placed": {"G8": 4, "G9": 2}, "hand": [2, 4]}]})
+    t = turns[1]
+    assert not t["legal"] and t["hand"] is None and t["hand_known"] is False
+    assert t["hand_source"] == "placed-only" and t["hand_most"] is None
+    assert any("played out of turn" in n for n in t["notes"])
+
+
+def test_a_declared_hand_lacking_a_tile_placed_is_not_the_hand():
+    turns = analysed({"players": ["A", "B"], "turns": [
+        {"player": "A", "placed": OPEN, "hand": [6, 5, 5]},
+        {"player": "B", "placed": {"G8": 3}, "hand": [2, 4]},
+        {"player": "B", "placed": {"G8": 4, "G9": 2}, "hand": [2, 4]}]})
+    assert turns[1]["hand"] is None and not turns[1]["legal"]
+    assert any("lacks a tile placed" in n for n in turns[1]["notes"])
+    assert turns[2]["hand"] == [2, 4] and turns[2]["legal"] and turns[2]["missed_points"] == 4
+
+
 def test_a_refused_turns_tiles_are_the_hand_of_the_retry():
     turns = analysed({"players": ["A", "B"], "turns": [
         {"player": "A", "placed": OPEN},

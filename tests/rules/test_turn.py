@@ -100,6 +100,20 @@ def test_occupied_missing_and_bad_cells():
         check_turn(board, {"Z99": 1})
 
 
+def test_a_cell_gets_every_code_that_applies():
+    """Issue 54: a non-tile value on a cell that touches nothing was only bad-tile, while
+    a valid tile beside it got not-connected too. Both are judged the same way now."""
+    board = Board({"H8": 6, "H7": 5, "G7": 5})
+    r = check_turn(board, {"K12": 9, "K13": 2})
+    assert sorted((v.code, v.cells) for v in r.violations) == [
+        ("bad-tile", ("K12",)), ("not-connected", ("K12", "K13"))]
+    # a bad value on an occupied cell, on a missing one
+    assert sorted(codes(check_turn(board, {"H8": 0}))) == ["bad-tile", "cell-occupied"]
+    assert sorted(codes(check_turn(board, {"H1": 7}))) == ["bad-tile", "cell-missing"]
+    # a bad value that touches the board is not-connected for no one
+    assert codes(check_turn(board, {"G8": 7, "F8": 1})) == ["bad-tile"]
+
+
 def test_too_many_tiles_of_one_value():
     sixes = {f"{c}{r}": 6 for c in "BDFHJLN" for r in (2, 4, 6)}  # 21 sixes
     r = check_turn(Board(), sixes)

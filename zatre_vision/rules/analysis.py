@@ -1,9 +1,8 @@
 """After the match: every turn set against the best move its hand allowed.
 
 Pure: a validated record in, an analysis out (no I/O). For each turn it finds the
-hand the player certainly held (``turn_known_hand``), lists the legal moves of that hand
-on the board as it was (``moves.legal_index_placements``) and values each by two
-measures:
+hand the player certainly held (``turn_known_hand``), finds the best legal moves of
+that hand on the board as it was (``search_moves``) and values moves by two measures:
 
 - **points**: what the move adds to the sheet's total at once (its lines' points in
   their boxes, a row's printed bonus completed, doubled in a crossed row);
@@ -13,7 +12,8 @@ measures:
 
 Points missed = best minus played, by each measure. The move played is always among
 the moves compared, so nothing missed is ever negative, and a player who always takes
-the best move by one measure misses zero by it.
+the best move by one measure misses zero by it. A turn that broke a rule is not
+counted, and not searched either (its tiles may be anything: a first turn of 100).
 
 **Hands.** What a player may hold is decided in one place, :mod:`.holdings`, through
 the same ``Referee`` that ``zatre score`` replays with (draws, tiles kept back, a
@@ -21,18 +21,22 @@ refused turn's tiles back in the hand, two per member for a team). A turn's hand
 certain when the record declares it and it fits that allowance, or when
 ``holdings.turn_hand`` finds it follows from the rules (rule 6: known leftovers and
 the whole draw shown, or as many tiles placed as the seat can hold). Otherwise
-(tiles kept back and never declared, a declared hand that breaks the draw, a turn
-played out of turn) the turn says so, and only the tiles placed are analysed (other
-ways to place those same tiles); the most the hand could hold is given where the
-rules bound it. That is certain as far as it goes: when the played turn was legal,
-those moves were legal too, so the points missed are *at least* what it reports
-(``lower_bound``).
+(tiles kept back and never declared, a declared hand that breaks the draw or lacks a
+tile placed, a turn played out of turn) the turn says so, and only the tiles placed
+are analysed (other ways to place those same tiles); the most the hand could hold is
+given where the rules bound it. That is certain as far as it goes: when the played
+turn was legal, those moves were legal too, so the points missed are *at least* what
+it reports (``lower_bound``).
 
-**The cap.** A carried-over hand of many tiles can have millions of legal moves.
-Past ``limit`` placements the search keeps only the first ``limit`` in its fixed order
-(still only placements of the right size with the fewest bare light cells, so every
-move listed is legal); a better move beyond them would go unseen, so a capped turn
-says so and its points missed are a lower bound as well.
+**The search and its bound.** A team's hand of 4 tiles can have over 100,000 legal
+moves, a carried-over hand of many small tiles millions. The best moves are found by
+branch and bound (:mod:`.best`), exactly, without listing them all; the opening turn
+and a hand whose every move covers a bare light cell are listed instead
+(``legal_moves``, at most ``limit`` moves). Every search of a turn shares one
+``step_budget(limit)``, so a turn's time and memory are bounded whatever the record
+says; a turn whose search reached it keeps the best moves seen (all legal) and says
+so (``capped``, a note): a better one may exist, so its points missed are a lower
+bound as well.
 """
 
 from __future__ import annotations
@@ -41,12 +45,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .best import best_moves
 from .board import CELL_SET, DOWN, LIGHT, NAMES, RIGHT, Board, grid_index
 from .holdings import Allowance, turn_hand
-from .moves import legal_index_placements, sheet_value
+from .moves import sheet_value
 from .record import GameRecord, Referee, ReplayedTurn
 from .search import (
+    BudgetSpent,
     Placement,
+    StepBudget,
     in_scoring_line,
     iter_placements,
     largest_placeable,
@@ -56,11 +63,14 @@ from .sheet import ScoreSheet
 from .tiles import is_tile_value
 from .turn import LINE_POINTS, SUMS
 
-#: The most legal placements compared in one turn (see the module doc, "The cap").
+#: The moves' worth of search one turn may take (see the module doc, "The search and its
+#: bound"): ``STEPS_PER_MOVE`` steps each; and the most moves a listing keeps.
 ANALYSIS_LIMIT = 2_000
-#: Placements the search may visit in one turn, per move it may compare, before it
-#: settles for what it has (see ``legal_moves``).
-BUDGET_PER_MOVE = 10
+#: Search steps (a cell and a value tried) one turn may take, per move of the limit:
+#: the bound on every search of the analysis, whatever the record (see ``step_budget``).
+STEPS_PER_MOVE = 100
+#: A whole record's searches share this many turns' bounds (a match uses one or two).
+RECORD_TURNS = 25
 #: Alternatives listed per turn.
 TOP_ALTERNATIVES = 3
 #: Turns listed as a player's costliest.
@@ -226,17 +236,20 @@ def turn_known_hand(allow: Allowance, replayed: ReplayedTurn) -> KnownHand:
     codes = {v.code for v in result.violations}
     fits = "wrong-draw" not in codes
     out_of_turn = "out-of-turn" in codes
+    lacks = "tile-not-in-hand" in codes
     tiles = None
-    if turn.hand is not None or not out_of_turn:
+    if not out_of_turn and not lacks:  # out of turn, a seat has no hand by the rules
         tiles = turn_hand(allow, turn.hand, placed, fits)
     if tiles is not None:
         source = "declared" if turn.hand is not None else "rules"
         return KnownHand(tiles, True, source, len(tiles))
-    if not fits:
+    if out_of_turn:
+        why = "played out of turn"
+    elif lacks:
+        why = "the declared hand lacks a tile placed"
+    elif not fits:
         why = ("the declared hand does not fit what the player may hold" if turn.hand
                is not None else "more tiles placed than the player may hold")
-    elif out_of_turn:
-        why = "played out of turn"
     elif allow.kept is not None and (sum((Counter(placed) - Counter(allow.kept)).values())
                                      > allow.most - len(allow.kept)):
         # more tiles placed beyond those kept than the seat may draw
@@ -245,55 +258,64 @@ def turn_known_hand(allow: Allowance, replayed: ReplayedTurn) -> KnownHand:
     else:
         why = (f"not declared, and the turn does not show it all: {len(placed)} to "
                f"{allow.most} tiles held")
-    most = allow.most if fits and not out_of_turn else None
+    most = allow.most if fits and not out_of_turn and not lacks else None
     return KnownHand(placed, False, "placed-only", most, why)
 
 
 # -- the legal moves of a hand ------------------------------------------------------------
 
 
+def step_budget(limit: int = ANALYSIS_LIMIT) -> StepBudget:
+    """The bound on one turn's search: ``STEPS_PER_MOVE`` steps per move of ``limit``."""
+    return StepBudget(max(1, limit) * STEPS_PER_MOVE)
+
+
 def legal_moves(board: Board, hand: Sequence[int], limit: int = ANALYSIS_LIMIT,
-                budget: int | None = None) -> tuple[list[Placement], bool]:
+                budget: StepBudget | None = None) -> tuple[list[Placement], bool]:
     """Legal placements of ``hand`` (as ``moves.legal_index_placements`` defines them)
-    and whether the list was capped: at most ``limit``, and, past ``budget`` placements
-    visited (``BUDGET_PER_MOVE * limit`` unless given), the ones found so far.
+    and whether the list was capped: at most ``limit``, and only what the ``budget``
+    (``step_budget(limit)`` unless given) let the search certify.
 
     Every placement returned is legal. The search keeps those with the fewest bare
     light cells seen so far; when the budget runs out before that count reached 0, a
-    placement on dark cells only (0 bare light cells, so legal) is looked for, and the
-    first ``limit`` of those are taken; only when there is none does the search go on
-    to the end (``legal_index_placements``, however long: the moves listed must be
-    legal)."""
-    budget = budget if budget is not None else BUDGET_PER_MOVE * limit
+    placement on dark cells only (0 bare light cells, so legal) is looked for with
+    half as many steps again, and the first ``limit`` of those are taken; when there is none
+    either, nothing is certain and the list is empty (capped)."""
+    budget = budget if budget is not None else step_budget(limit)
     first = board.count == 0
-    size = largest_placeable(board, hand, first)
+    try:
+        size = largest_placeable(board, hand, first, budget=budget)
+    except BudgetSpent:
+        return [], True
     if size == 0:
         return [()], False
     kept: list[Placement] = []
     fewest: int | None = None
-    for visited, p in enumerate(iter_placements(board, hand, size, first), start=1):
-        n = placement_nonscoring_light(board, p)
-        if fewest is None or n < fewest:
-            fewest, kept = n, [p]
-        elif n == fewest:
-            kept.append(p)
-        if fewest == 0 and len(kept) > limit:
-            return kept[:limit], True
-        if visited >= budget:
-            break
+    try:
+        for p in iter_placements(board, hand, size, first, budget=budget):
+            n = placement_nonscoring_light(board, p)
+            if fewest is None or n < fewest:
+                fewest, kept = n, [p]
+            elif n == fewest:
+                kept.append(p)
+            if fewest == 0 and len(kept) > limit:
+                return kept[:limit], True
+    except BudgetSpent:
+        pass
     else:
         return kept[:limit], len(kept) > limit
     if fewest == 0:
         return kept[:limit], True
-    dark = []
-    for p in iter_placements(board, hand, size, first, avoid=LIGHT):
-        dark.append(p)
-        if len(dark) >= limit:
-            break
-    if dark:
-        return dark, True
-    full = legal_index_placements(board, hand, first, limit + 1)
-    return full[:limit], len(full) > limit
+    dark: list[Placement] = []
+    try:
+        for p in iter_placements(board, hand, size, first, avoid=LIGHT,
+                                 budget=StepBudget(max(1, budget.steps // 2))):
+            dark.append(p)
+            if len(dark) >= limit:
+                break
+    except BudgetSpent:
+        pass
+    return dark, True
 
 
 # -- valuing moves --------------------------------------------------------------------------
@@ -310,6 +332,17 @@ class _Valuer:
         self.total_before = sheet.rows_total
         self.value_before = sheet_value(sheet)
         self._cache: dict[tuple, tuple[int, float]] = {}
+        self._by_vector: dict[tuple, tuple[int, float]] = {}
+
+    def vector(self, entry: tuple[int, int, int, int]) -> tuple[int, float]:
+        """(points, value) of a move entering lines of 10, 11, 12 and crosses."""
+        got = self._by_vector.get(entry)
+        if got is None:
+            n10, n11, n12, crosses = entry
+            got = self.entry({10: n10 * LINE_POINTS[10], 11: n11 * LINE_POINTS[11],
+                              12: n12 * LINE_POINTS[12]}, crosses)
+            self._by_vector[entry] = got
+        return got
 
     def entry(self, points: dict[int, int], crosses: int) -> tuple[int, float]:
         key = (tuple(sorted(points.items())), crosses)
@@ -370,57 +403,108 @@ def _placement_of(placed: dict[str, int]) -> Placement | None:
 
 
 def analyse_turn(board: Board, sheet: ScoreSheet, hand: KnownHand, replayed: ReplayedTurn,
-                 number: int, limit: int = ANALYSIS_LIMIT) -> TurnAnalysis:
-    """One turn: ``board`` and ``sheet`` as they were before it."""
+                 number: int, limit: int = ANALYSIS_LIMIT,
+                 budget: StepBudget | None = None) -> TurnAnalysis:
+    """One turn: ``board`` and ``sheet`` as they were before it. A turn that broke a
+    rule is not searched (it is not counted, and its tiles may be anything at all).
+    ``budget``: the bound of its search (``step_budget(limit)`` unless given)."""
     turn, result = replayed.turn, replayed.result
     notes: list[str] = []
-    valuer = _Valuer(board, sheet)
-    placements, capped = legal_moves(board, hand.tiles, limit)
-    if capped:
-        notes.append(f"too many legal moves to compare all: {len(placements)} of them were "
-                     "(a better one may exist)")
     if not hand.complete:
         scored = replayed.applied and result.legal
         notes.append(f"hand not fully known ({hand.why or 'not declared'}): "
                      + ("only other ways to place the tiles placed are compared"
                         + (", so at least this much was missed" if scored else "")
                         if hand.tiles else "nothing certain to analyse"))
+    if not result.legal:
+        notes.append("the turn broke a rule and was " + (
+            "scored as the table accepted it" if replayed.applied else "not scored")
+            + ": not searched, not counted as points missed")
+        return TurnAnalysis(
+            number=number, player=turn.player, hand=hand, legal=False,
+            applied=replayed.applied, played=None, best_points=None, best_value=None,
+            alternatives=[], placements=0, capped=False, notes=notes)
 
-    # (points, value, placement) of every move compared; a pass has the placement ()
-    measured = [(*valuer.measure(p), p) for p in placements if p]
-    played: Option | None = None
-    if replayed.applied and result.legal:
-        points, value = valuer.entry(result.points, result.crosses)
-        played = Option(dict(turn.placed), points, value)
-        placement = _placement_of(turn.placed)
-        if placement and placement not in set(placements):
-            measured.append((points, value, placement))  # beyond the cap: compare it too
-    elif replayed.applied:
-        notes.append("the turn broke a rule and was scored as the table accepted it: "
-                     "not counted as points missed")
-    else:
-        notes.append("the turn broke a rule and was not scored: not counted as points missed")
+    valuer = _Valuer(board, sheet)
+    points, value = valuer.entry(result.points, result.crosses)
+    played = Option(dict(turn.placed), points, value)
+    played_key = _placement_of(turn.placed)
+    played_move = (points, value, played_key or ())
+    budget = budget if budget is not None else step_budget(limit)
+    moves, compared, capped, passed = _search(board, hand.tiles, valuer, limit, budget)
+    if capped:
+        notes.append(f"the search reached its bound ({budget.steps} steps): "
+                     f"{compared} moves were compared (a better one may exist)")
 
     best_points = best_value = None
     alternatives: list[Option] = []
-    if measured:
-        # ties go to the move played, then to the first by cell
-        played_key = _placement_of(turn.placed) if played is not None else None
+    if moves or played_key:
+        # the move played is always compared; ties go to it, then to the first by cell
+        measured = [m for m in moves if m[2] != played_key] + [played_move]
         by_value = sorted(measured, key=lambda m: (-m[1], -m[0], m[2] != played_key, m[2]))
         best_value = _option(by_value[0])
         best_points = _option(min(measured, key=lambda m: (-m[0], -m[1], m[2] != played_key,
                                                            m[2])))
-        alternatives = [_option(m) for m in by_value[:TOP_ALTERNATIVES + 1]
-                        if m[2] != played_key][:TOP_ALTERNATIVES]
-    elif hand.complete and placements == [()]:
+        alternatives = [_option(m) for m in by_value if m[2] != played_key][:TOP_ALTERNATIVES]
+    elif passed and hand.complete:
         best_points = best_value = Option({}, 0, 0.0)  # nothing placeable: a pass is best
         notes.append("no tile of the hand could be placed")
 
     return TurnAnalysis(
-        number=number, player=turn.player, hand=hand, legal=result.legal,
+        number=number, player=turn.player, hand=hand, legal=True,
         applied=replayed.applied, played=played, best_points=best_points,
         best_value=best_value, alternatives=alternatives,
-        placements=len(placements), capped=capped, notes=notes)
+        placements=compared, capped=capped, notes=notes)
+
+
+@dataclass
+class Searched:
+    """What one turn's search found. ``moves``: (points, value, placement), the best by
+    points and the best few by value among them (all, when they were listed);
+    ``compared``: moves valued; ``capped``: the search reached its bound, so a better
+    move may exist; ``passed``: nothing of the hand could be placed."""
+
+    moves: list[tuple[int, float, Placement]]
+    compared: int
+    capped: bool
+    passed: bool
+
+
+def search_moves(board: Board, sheet: ScoreSheet, tiles: Sequence[int],
+                 limit: int = ANALYSIS_LIMIT) -> Searched:
+    """The best moves of ``tiles`` on ``board`` for ``sheet`` (see ``_search``)."""
+    return Searched(*_search(board, tiles, _Valuer(board, sheet), limit, step_budget(limit)))
+
+
+def _search(board: Board, tiles: Sequence[int], valuer: _Valuer, limit: int,
+            budget: StepBudget) -> tuple[list[tuple[int, float, Placement]], int, bool, bool]:
+    """The best moves of ``tiles`` on ``board``: (moves as (points, value, placement),
+    how many moves were compared, capped, whether nothing could be placed).
+
+    Branch and bound (``best.best_moves``) where it applies: exact, and only the best
+    by points and the best few by value come back. Otherwise (the opening turn, every
+    move covering a bare light cell) the legal moves are listed (``legal_moves``, at
+    most ``limit``) and each is valued. Every search has the turn's step budget."""
+    first = board.count == 0
+    try:
+        size = largest_placeable(board, tiles, first, budget=budget)
+    except BudgetSpent:
+        return [], 0, True, False
+    if size == 0:
+        return [], 0, False, True
+    found = None if first else best_moves(board, tiles, size, valuer.vector, budget,
+                                           keep=TOP_ALTERNATIVES + 1)
+    if found is not None and found.best_points is not None:
+        moves = list(found.by_value)
+        if found.best_points not in moves:
+            moves.append(found.best_points)
+        return moves, found.compared, found.capped, False
+    # listed instead, with what is left of the budget
+    rest = StepBudget(max(1, budget.left))
+    placements, capped = legal_moves(board, tiles, limit, rest)
+    budget.left -= rest.spent  # charged to the turn (the dark-cell fallback is not)
+    moves = [(*valuer.measure(p), p) for p in placements if p]
+    return moves, len(moves), capped or bool(found and found.capped), placements == [()]
 
 
 def _option(measured: tuple[int, float, Placement]) -> Option:
@@ -434,12 +518,16 @@ def _option(measured: tuple[int, float, Placement]) -> Option:
 def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
                    progress=None, only: set[int] | None = None) -> Analysis:
     """Analyse every turn of a validated record (replayed as ``zatre score`` does).
+    Each turn's search has its bound (``step_budget(limit)``), and all of them together
+    ``RECORD_TURNS`` times that: what a record of any length may take.
 
     ``progress(done, total)`` (optional) is called after each turn. ``only``: analyse
     just these turn numbers (1-based; the others are replayed, their hands followed)."""
     referee = Referee(record.players, record.teams, record.starter)
     out: list[TurnAnalysis] = []
     total = len(record.turns)
+    steps = step_budget(limit).steps
+    left = steps * RECORD_TURNS
     for number, turn in enumerate(record.turns, start=1):
         allow = referee.allowance(turn.player)
         wanted = only is None or number in only
@@ -448,7 +536,10 @@ def analyse_record(record: GameRecord, limit: int = ANALYSIS_LIMIT,
         replayed = referee.commit(turn)
         if wanted:
             hand = turn_known_hand(allow, replayed)
-            out.append(analyse_turn(board, sheet, hand, replayed, number, limit))
+            # each turn's bound, and never more than what is left of the record's
+            budget = StepBudget(max(1, min(steps, left)))
+            out.append(analyse_turn(board, sheet, hand, replayed, number, limit, budget))
+            left -= budget.spent
         if progress is not None:
             progress(number, total)
     return Analysis(list(record.players), out, summarise(record.players, out), limit)
@@ -504,6 +595,7 @@ __all__ = [
     "TurnAnalysis",
     "analyse_record",
     "analyse_turn",
+    "search_moves",
     "coach_line",
     "summarise",
     "turn_known_hand",

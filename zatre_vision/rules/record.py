@@ -158,10 +158,8 @@ def parse_record(data: object, as_recorded: bool = False) -> GameRecord:
             # a whole number outside 1..6 is a move the engine reports as bad-tile
         hand = None
         if "hand" in t and t["hand"] is not None:
+            # a placed tile the hand lacks is the turn's violation tile-not-in-hand
             hand = _int_list(t["hand"], f"{where} 'hand'")
-            missing = Counter(v for v in placed.values() if is_tile_value(v)) - Counter(hand)
-            if missing:
-                raise _fail(where, f"placed tiles {sorted(missing.elements())} are not in 'hand'")
         override = t.get("override", False)
         if not isinstance(override, bool):
             raise _fail(where, "'override' must be true or false")
@@ -211,6 +209,11 @@ class ReplayedTurn:
         if self.turn.override:
             entry["override"] = True
         return entry
+
+
+def hand_holds(hand: tuple[int, ...], placed: list[int]) -> bool:
+    """Whether a declared hand holds every tile placed (else: ``tile-not-in-hand``)."""
+    return not Counter(placed) - Counter(hand)
 
 
 class Referee:
@@ -300,10 +303,13 @@ class Referee:
             return ReplayedTurn(turn, result, applied)  # out of turn, refused: nothing drawn
         if self.retry is not None and self.retry != turn.player:
             self.holdings[self.retry] = self._holding(self.retry)
+        placed = [v for v in turn.placed.values() if is_tile_value(v)]
         fits = not any(v.code == "wrong-draw" for v in result.violations)
-        self.holdings[turn.player] = after_turn(
-            allow, turn.hand, [v for v in turn.placed.values() if is_tile_value(v)],
-            applied, fits)
+        # a declared hand that lacks a tile placed is not believed: what the seat holds
+        # then follows from the rules alone (its allowance)
+        hand = turn.hand if turn.hand is None or hand_holds(turn.hand, placed) else None
+        self.holdings[turn.player] = after_turn(allow, hand, placed, applied,
+                                                fits and hand is turn.hand)
         k = self.players.index(turn.player)
         self.expected = self.players[(k + 1) % len(self.players)]
         self.retry = None if applied else turn.player

@@ -20,6 +20,34 @@ from .board import DOWN, LIGHT, NEIGHBOURS, RIGHT, START, Board
 Placement = tuple[tuple[int, int], ...]
 
 
+class BudgetSpent(Exception):
+    """A search ran out of its ``StepBudget`` (raised inside the search, caught by the
+    caller that set the budget)."""
+
+
+class StepBudget:
+    """The most steps one search may take, whatever the position: a step is one
+    (cell, value) tried, so time and memory (the placements seen) are bounded by it.
+    ``take`` raises ``BudgetSpent`` once the steps are spent."""
+
+    __slots__ = ("left", "steps")
+
+    def __init__(self, steps: int):
+        if steps < 1:
+            raise ValueError(f"a search budget is at least one step, not {steps}")
+        self.steps = steps
+        self.left = steps
+
+    def take(self, n: int = 1) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise BudgetSpent(f"the search took its {self.steps} steps")
+
+    @property
+    def spent(self) -> int:
+        return self.steps - max(self.left, 0)
+
+
 def neighbour_sums(values: list[int], index: int) -> tuple[int, int]:
     """Sums of the tiles touching ``index`` in a run along its row and its column (the
     cell itself not counted)."""
@@ -81,13 +109,14 @@ def _initial_frontier(board: Board, first_turn: bool) -> frozenset[int]:
 
 def iter_placements(
     board: Board, tiles: Sequence[int], size: int, first_turn: bool = False,
-    avoid: frozenset[int] = frozenset(),
+    avoid: frozenset[int] = frozenset(), budget: StepBudget | None = None,
 ) -> Iterator[Placement]:
     """Every distinct admissible placement of exactly ``size`` of ``tiles``.
 
     ``tiles`` is a multiset of values; which ``size`` of them are used is free.
     ``avoid``: cells no tile may take (the analysis asks for placements on dark
     cells only, which are legal whenever ``size`` tiles is the most placeable).
+    ``budget``: raise ``BudgetSpent`` once it is spent (None: no bound).
     """
     if size <= 0:
         yield ()
@@ -96,7 +125,7 @@ def iter_placements(
     remaining = sorted(tiles)
     seen: set[frozenset[tuple[int, int]]] = set()
     yield from _grow(values, _initial_frontier(board, first_turn) - avoid, remaining, size,
-                     frozenset(), seen, avoid)
+                     frozenset(), seen, avoid, budget)
 
 
 def _grow(
@@ -107,9 +136,12 @@ def _grow(
     placed: frozenset[tuple[int, int]],
     seen: set[frozenset[tuple[int, int]]],
     avoid: frozenset[int] = frozenset(),
+    budget: StepBudget | None = None,
 ) -> Iterator[Placement]:
     distinct = sorted(set(remaining))
     last = len(placed) + 1 == size
+    if budget is not None:
+        budget.take(len(frontier) * len(distinct) or 1)
     for cell in frontier:
         for v in distinct:
             values[cell] = v
@@ -124,20 +156,20 @@ def _grow(
                         rest.remove(v)
                         grown = frontier.union(n for n in NEIGHBOURS[cell] if not values[n])
                         grown = grown - {cell} - avoid if avoid else grown - {cell}
-                        yield from _grow(values, grown, rest, size, key, seen, avoid)
+                        yield from _grow(values, grown, rest, size, key, seen, avoid, budget)
             values[cell] = 0
 
 
 def largest_placeable(board: Board, tiles: Sequence[int], first_turn: bool = False,
-                      at_least: int = 0) -> int:
+                      at_least: int = 0, budget: StepBudget | None = None) -> int:
     """The most of ``tiles`` that can be placed together (0 when none can).
 
     ``at_least`` is a count already known to be placeable; the search only looks
-    for larger placements.
+    for larger placements. ``budget``: see ``iter_placements``.
     """
     best = max(0, at_least)
     for size in range(best + 1, len(tiles) + 1):
-        if next(iter_placements(board, tiles, size, first_turn), None) is None:
+        if next(iter_placements(board, tiles, size, first_turn, budget=budget), None) is None:
             break
         best = size
     return best

@@ -132,19 +132,27 @@ def check_turn(
         first_turn = board.count == 0
     violations: list[Violation] = []
     tiles: dict[int, int] = {}
+    # something that is no tile still lies on its cell: it counts for connectivity, so
+    # a cell gets every code that applies (bad-tile and not-connected alike)
+    others: set[int] = set()
     for name, value in placed.items():
         index = grid_index(name)  # raises CellNameError
-        if index not in CELL_SET:
+        exists = index in CELL_SET
+        if not exists:
             violations.append(Violation("cell-missing", (name,), f"{name} is not a cell of the board"))
-            continue
-        if not is_tile_value(value):
+        tile = is_tile_value(value)
+        if not tile:
             violations.append(Violation("bad-tile", (name,), f"{value!r} on {name} is not a tile value (1 to 6)"))
+        if not exists:
             continue
         if board.values[index]:
             violations.append(Violation(
                 "cell-occupied", (name,), f"{name} already holds a {board.values[index]}"))
             continue
-        tiles[index] = value
+        if tile:
+            tiles[index] = value
+        else:
+            others.add(index)
 
     held_back = _held_back(hand, list(tiles.values()))
     on_board = [board.values[i] for i in board.occupied()]
@@ -177,7 +185,7 @@ def check_turn(
                 f"{', '.join(str(v) for v in sorted(not_held.elements()))} placed, but the "
                 f"hand holds {sorted(hand)}"))
 
-    loose = _unconnected(values, board, tiles, first_turn)
+    loose = _unconnected(values, board, tiles, first_turn, others)
     if loose:
         violations.append(Violation(
             "not-connected", _sorted_names(loose),
@@ -214,12 +222,15 @@ def _held_back(hand: Sequence[int] | None, placed_values: list[int]) -> list[int
     return sorted(rest.elements())
 
 
-def _unconnected(values: list[int], board: Board, tiles: Mapping[int, int], first_turn: bool) -> set[int]:
-    """New tiles that no path of tiles joins to the board (or, first turn, to H8)."""
-    if not tiles:
+def _unconnected(values: list[int], board: Board, tiles: Mapping[int, int], first_turn: bool,
+                 others: set[int] = frozenset()) -> set[int]:
+    """New tiles that no path of tiles joins to the board (or, first turn, to H8).
+    ``others``: empty cells given a value that is no tile; they are judged the same
+    way and join their neighbours as any piece on the board would."""
+    if not tiles and not others:
         return set()
     if first_turn or board.count == 0:
-        roots = [START] if START in tiles else []
+        roots = [START] if START in tiles or START in others else []
     else:
         roots = [i for i in board.occupied()]
     reached = set(roots)
@@ -227,10 +238,10 @@ def _unconnected(values: list[int], board: Board, tiles: Mapping[int, int], firs
     while stack:
         i = stack.pop()
         for n in NEIGHBOURS[i]:
-            if values[n] and n not in reached:
+            if (values[n] or n in others) and n not in reached:
                 reached.add(n)
                 stack.append(n)
-    return {i for i in tiles if i not in reached}
+    return {i for i in (*tiles, *others) if i not in reached}
 
 
 def _must_place_all(board: Board, tiles: Mapping[int, int], hand: Sequence[int], first_turn: bool) -> list[Violation]:

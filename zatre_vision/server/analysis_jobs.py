@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 #: Progress is written to the store every this many turns.
 PROGRESS_EVERY = 5
 #: Changes when the analysis computes something else from the same record.
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 
 
 def record_key(row: dict, limit: int = ANALYSIS_LIMIT) -> str:
