@@ -583,9 +583,28 @@
         await post("/table/cell", { cell: name, value });
       }
     }
+    // The turn this page is sending (the revision it was sent against and its tiles),
+    // and the revisions its own replies brought back: a state that holds exactly these
+    // tiles at a later revision is this page's change, never "filled meanwhile".
+    let sending = null;
+    const ownRevisions = new Set();
+    function isOwnChange(name) {
+      const board = state.board || {};
+      if (ownRevisions.has(String(state.revision)) && sending === null) return true;
+      return !!sending && sending.placed[name] === board[name] && state.boot === sending.boot
+        && Number(state.revision) > sending.revision;
+    }
     async function commitTurn() {
       if (!Object.keys(draft).length) { toast(_("Tap empty cells to place tiles first"), true); return; }
-      const r = await post("/table/turn", { placed: draft });
+      if (inFlight) return;
+      sending = { revision: Number(shown.revision), boot: shown.boot, placed: { ...draft } };
+      let r = null;
+      try {
+        r = await post("/table/turn", { placed: draft });
+      } finally {
+        sending = null;
+      }
+      if (r && r.state) ownRevisions.add(String(r.state.revision));
       if (r) { draft = {}; forgetDraft(); updateDraft(); }
     }
     if (svg && auth) {
@@ -679,6 +698,9 @@
       const filled = Object.keys(draft).filter((n) => n in (state.board || {}));
       if (!filled.length) return;
       filled.forEach((n) => delete draft[n]);
+      // this page's own turn, scored: the stream (or the reply) can bring it back before
+      // the reply has cleared the draft. Not a conflict: the draft simply goes.
+      if (filled.every(isOwnChange)) { draft = {}; forgetDraft(); showDraftCells(); return; }
       toast((filled.length > 1 ? _("{cells} were filled meanwhile: taken out of your turn", { cells: filled.join(", ") })
         : _("{cells} was filled meanwhile: taken out of your turn", { cells: filled[0] })), true);
       saveDraft();
