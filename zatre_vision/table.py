@@ -347,6 +347,8 @@ class Table:
             result = m.propose(placed, hand, player)
             payload["legal"] = result.legal
             payload["violations"] = [v.to_json() for v in result.violations]
+            if result.legal:  # the score as placed: a later correction gets its own line
+                payload.update(turn_score(m, len(m.turns)))
             return result
 
         with self._lock:
@@ -357,8 +359,13 @@ class Table:
                     else self.match.pending.player, **result.to_json()}
 
     def accept_pending(self, source: str = "manual") -> None:
-        self._change("accept", lambda m: m.accept_pending(), {}, source=source,
-                     turn_number=lambda m: len(m.turns))
+        payload: dict = {}
+
+        def apply(m: Match) -> None:
+            m.accept_pending()
+            payload.update(turn_score(m, len(m.turns)))
+
+        self._change("accept", apply, payload, source=source, turn_number=lambda m: len(m.turns))
 
     def reject_pending(self, source: str = "manual") -> None:
         self._change("reject", lambda m: m.reject_pending(), {}, source=source)
@@ -368,8 +375,18 @@ class Table:
 
     def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
         # Match.set_cell also judges a flagged turn again on the corrected board
-        self._change("correction", lambda m: m.set_cell(cell, value),
-                     {"cell": cell, "value": value}, source=source)
+        payload: dict = {"cell": cell, "value": value}
+
+        def apply(m: Match) -> None:
+            was = turn_of_cell(m, cell)
+            m.set_cell(cell, value)
+            # the turn the cell belongs to now (a cleared cell: the one it left), and
+            # what that turn scores after the correction: the event log's own line
+            number = turn_of_cell(m, cell) or was
+            if number and number <= len(m.turns):
+                payload.update(in_turn=number, **turn_score(m, number))
+
+        self._change("correction", apply, payload, source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual", turn: int | None = None) -> int:
@@ -462,6 +479,26 @@ class Table:
         with self._lock:
             self.profi = bool(profi)
             self._publish()
+
+
+def turn_of_cell(match: Any, cell: str) -> int | None:
+    """The committed turn (1 first) that placed ``cell``, or None."""
+    for number, turn in enumerate(getattr(match, "turns", None) or [], start=1):
+        if cell in getattr(turn, "placed", {}):
+            return number
+    return None
+
+
+def turn_score(match: Any, number: int) -> dict:
+    """Turn ``number`` (1 first) of a board match as scored now: its player, points
+    (the sums of 10, 11 and 12) and gain (the x2 and a bonus included); {} when the
+    match has no such turn (a card game keeps its own)."""
+    turns = getattr(getattr(match, "replayed", None), "turns", None) or []
+    if not 0 < number <= len(turns) or not hasattr(turns[number - 1], "gain"):
+        return {}
+    t = turns[number - 1]
+    return {"player": t.turn.player, "points": int(sum(t.result.points.values())),
+            "gain": int(t.gain)}
 
 
 def match_from_row(row: Mapping[str, Any]) -> Any:

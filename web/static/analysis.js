@@ -76,7 +76,8 @@
     box.id = "analysis-turn";
     const head = el("h3", { text: _("Turn {n}", { n: t.number }) + " · " + t.player }, box);
     head.dataset.turn = t.number;
-    const hand = t.hand_known ? _("hand {tiles} ({source})", { tiles: t.hand.join(" "), source: t.hand_source === "declared" ? _("declared") : _("by the rules") })
+    const handSource = t.hand_source === "declared" ? _("declared") : _("by the rules");
+    const hand = t.hand_known ? _("hand {tiles} ({source})", { tiles: t.hand.join(" "), source: handSource })
       : _("hand not fully known: the tiles placed, {tiles}, are analysed", { tiles: t.tiles_analysed.join(" ") || _("none") });
     el("div", { class: "muted", text: hand }, box);
     if (t.played) el("div", { class: "played", text: _("Played {move} for {points} (value {value})", { move: moveText(t.played.placed), points: t.played.points, value: t.played.value }) }, box);

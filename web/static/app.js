@@ -225,14 +225,15 @@
   function toast(message, bad, choice, onChoose) {
     const t = $("#toast");
     if (!t) return;
-    t.textContent = localize(message);
+    const text = localize(message) || "";
+    t.textContent = text.charAt(0).toUpperCase() + text.slice(1);  // a sentence, as every toast
     t.className = "toast" + (bad ? " bad" : "");
     t.hidden = false;
     t.onclick = choice ? null : () => { t.hidden = true; };
     clearTimeout(t._timer);
     if (choice) {
       const row = el("div", { class: "toast-choice" }, t);
-      const go = el("button", { class: "btn btn-small", id: "toast-choice", text: choice.label }, row);
+      const go = el("button", { class: "btn btn-small", id: "toast-choice", text: localize(choice.label) }, row);
       go.addEventListener("click", () => { t.hidden = true; onChoose(); });
       const no = el("button", { class: "btn btn-small btn-ghost", text: _("Cancel") }, row);
       no.addEventListener("click", () => { t.hidden = true; });
@@ -258,7 +259,7 @@
           headers: { "Accept": "application/json" } });
         data = await resp.json().catch(() => ({}));
       } catch (e) {
-        toast("The table server cannot be reached.", true);
+        toast(_("The table server cannot be reached."), true);
         return;
       } finally {
         inFlight = false;
@@ -266,7 +267,7 @@
       }
       if (!resp.ok) {
         const c = data.choice;
-        toast(data.error || `Error ${resp.status}`, true, c, c ? () => send(null, c) : null);
+        toast(data.error || _("Error {code}", { code: resp.status }), true, c, c ? () => send(null, c) : null);
         return;
       }
       if (data.message) sessionStorage.setItem("zatre-toast", data.message);
@@ -440,7 +441,7 @@
       for (let k = turns.length; k >= 1 && seen.size < (state.players || []).length; k--) {
         if (seen.has(turns[k - 1])) continue;
         seen.add(turns[k - 1]);
-        el("option", { value: String(k), text: `turn ${k} by ${turns[k - 1]}` }, sel);
+        el("option", { value: String(k), text: _("turn {n} by {player}", { n: k, player: turns[k - 1] }) }, sel);
       }
     }
 
