@@ -86,7 +86,7 @@
     if (t.missed_points !== null) {
       const floor = t.lower_bound ? _("at least") + " " : "";
       el("div", { class: t.missed_points ? "bad missed" : "good missed",
-        text: t.missed_points || t.missed_value ? _("Missed {points} points ({value} in value)", { points: floor + t.missed_points, value: floor + t.missed_value }) : _("The best move by both measures.") }, box);
+        text: t.missed_points || t.missed_value ? _("Missed {points} points ({value} in value)", { points: floor + window.Zatre.num(t.missed_points), value: floor + window.Zatre.num(t.missed_value) }) : _("The best move by both measures.") }, box);
     }
     if (t.alternatives.length) {
       const ol = el("ol", { class: "alternatives" }, box);

@@ -6,6 +6,7 @@
   var bar = document.getElementById("focus-bar");
   var text = document.getElementById("focus-value");
   var best = 0;
+  var stopped = false;  // the first answer said there is no frame: no more asking
   var _ = window.Zatre._;  // the page's language (i18n.js)
   function show(data) {
     var f = data.focus;
@@ -17,10 +18,16 @@
   }
   function poll() {
     fetch(box.dataset.url, {headers: {"Accept": "application/json"}, cache: "no-store"})
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (data) { if (data) { show(data); } else { text.textContent = _("no camera frame yet"); } })
+      .then(function (r) {
+        if (r.status === 503 && !best) { stopped = true; return null; }  // asked once: no camera
+        return r.ok ? r.json() : null;
+      })
+      .then(function (data) {
+        if (data) { show(data); } else { text.textContent = stopped ? _("no camera") : _("no camera frame yet"); }
+        if (stopped) { var img = document.getElementById("live-view"); if (img) { img.hidden = true; } }
+      })
       .catch(function () { text.textContent = _("no answer"); })
-      .finally(function () { setTimeout(poll, 1000); });
+      .finally(function () { if (!stopped) { setTimeout(poll, 1000); } });
   }
   poll();
 })();

@@ -56,6 +56,8 @@ def event_line(event: dict, steps: list[dict]) -> Line:
         return say.EVENT_START, {"players": ", ".join(players), "starter": starter}
     if kind == "turn":
         placed = p.get("placed") or {}
+        if p.get("show_hand"):  # the card game: no card fits, the hand is shown
+            return say.EVENT_SHOW_HAND, {"player": player}
         if not placed:
             return say.EVENT_PASS, {"player": player}
         if not p.get("legal", True):
@@ -101,7 +103,8 @@ def event_line(event: dict, steps: list[dict]) -> Line:
         return say.EVENT_FINISH, {"minus": ", ".join(f"{q} {n}" for q, n in minus.items())}
     if kind == "annul":
         return say.EVENT_ANNUL, {"reason": str(p.get("reason", ""))}
-    simple = {"reject": say.EVENT_REJECT, "undo": say.EVENT_UNDO}
+    simple = {"reject": say.EVENT_REJECT, "undo": say.EVENT_UNDO,
+              "end-round": say.EVENT_END_ROUND}
     if kind in simple:
         return simple[kind], {}
     return say.EVENT_OTHER, {"kind": kind.replace("-", " ").capitalize()}
