@@ -303,6 +303,14 @@ class Table:
         players = [str(p).strip() for p in players]
         match = variants.VARIANTS[variant].new_match(players, starter, teams, zero_rule)
         with self._lock:
+            # a tournament pairing's match that never began (no turn played): a new
+            # match withdraws it, so no empty "unfinished" pairing stays in the records
+            old = self.match
+            if (old is not None and self.match_id is not None and self.tournament_id is not None
+                    and not old.turns and getattr(old, "pending", None) is None
+                    and not old.finished):
+                self.store.withdraw_match(self.match_id)
+                self.match = self.match_id = self.match_source = self.tournament_id = None
             season = season or self.season or time.strftime("%Y")
             match_id = self.store.create_match(
                 self.name, players, match.to_record(), season=season, source=source,

@@ -48,3 +48,30 @@ def test_turns_scored_with_the_stream_on_raise_no_error_toast(server, page):
     assert [t for t in toasts if t["bad"]] == []
     assert page.inner_text("#draft-cells") == "Tap empty cells to place tiles."
     assert srv.get("/api/state")["board"] == sim.game.board.to_dict()
+
+
+def test_ending_a_match_with_tiles_in_the_bag_asks_first(server, page):
+    """One stray click on Finish ends nothing while tiles are in the bag: the toast
+    asks, Cancel keeps the match running, its button ends it."""
+    srv = server("--source", "none")
+    sim = Simulation(["Ann", "Ben"], seed=11)
+    srv.post("/setup", {"players": ["Ann", "Ben"], "starter": sim.game.seat.name,
+                        "camera": "none"})
+    for _ in range(3):
+        srv.post("/table/turn", {"placed": sim.step().result.placed})
+    sign_in(page, srv.url)
+    page.goto(srv.url + "/")
+    page.click("#finish-box summary")
+    page.fill('#finish-form input[data-player="Ann"]', "6 6")
+    page.click("#finish")
+    page.wait_for_selector("#toast-choice")
+    bag = srv.get("/api/state")["bag"]
+    assert f"{bag} tiles are still in the bag" in page.inner_text("#toast")
+    page.click("#toast .btn-ghost")                                      # Cancel
+    assert page.is_hidden("#toast")
+    page.wait_for_timeout(300)
+    assert not srv.get("/api/state")["finished"]
+    page.click("#finish")
+    page.click("#toast-choice")                                          # End the match
+    page.wait_for_function("() => window.ZatreLive.state.finished")
+    assert srv.get("/api/state")["sheets"]["Ann"]["minus"] == 12

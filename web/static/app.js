@@ -694,6 +694,13 @@
           const tiles = i.value.trim().split(/[\s,]+/).filter(Boolean);
           minus[i.dataset.player] = tiles;
         });
+        // one stray click ends nothing: with tiles still in the bag the match ends only
+        // once the toast's button confirms it
+        if (state.bag > 0) {
+          toast(_("{n} tiles are still in the bag: end match {id} now?", { n: state.bag, id: state.match_id }),
+            false, { label: _("End the match") }, () => post("/table/finish", { minus }));
+          return;
+        }
         await post("/table/finish", { minus });
       });
     }
