@@ -3,6 +3,9 @@ annulled match, tournament pairings whose refusals are toasts with the way out."
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from .conftest import sign_in
 
 FIRST = {"H8": 6, "H7": 5, "G7": 5}
@@ -157,6 +160,12 @@ def test_the_club_server_is_an_overview_with_no_setup_code_and_no_axe_violation(
     one.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
     one.post("/table/turn", {"placed": FIRST})
     one.stop()                                    # SQLite: one server at a time on the file
+    two = server("--source", "none", "--table", "table-2", data_dir=tmp_path / "shared")
+    two.post("/setup", {"players": ["Cleo", "Dora", "Erik"], "starter": "Dora",
+                        "camera": "none"})
+    two.post("/table/turn", {"placed": FIRST})
+    two.post("/table/turn", {"placed": {"G8": 4}})
+    two.stop()
     club = server("--club", data_dir=tmp_path / "shared")
     log = (tmp_path / f"server-{club.port}.log").read_text()
     assert "club overview" in log and "setup code" not in log
@@ -168,5 +177,9 @@ def test_the_club_server_is_an_overview_with_no_setup_code_and_no_axe_violation(
         page.wait_for_selector("article[data-table]")
         assert page.locator('nav a[href="/setup"]').count() == 0
         assert axe_violations(page) == []
+        shot = os.environ.get("ZATRE_SCREENSHOT_DIR")
+        if shot and lang == "en":
+            page.wait_for_selector('article[data-table="table-2"]')
+            page.screenshot(path=str(Path(shot) / "club-overview.png"), full_page=True)
         ctx.close()
-    assert [t["table"] for t in club.get("/api/club")["tables"]] == ["table-1"]
+    assert sorted(t["table"] for t in club.get("/api/club")["tables"]) == ["table-1", "table-2"]

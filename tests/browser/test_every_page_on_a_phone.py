@@ -4,7 +4,9 @@ page scripts' words, event-log lines, toasts and numbers included."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 from .conftest import sign_in
 from .test_accessibility import PAGES, _board_match
@@ -139,4 +141,11 @@ def test_the_phone_board_has_labels_and_finger_sized_cells_when_zoomed(server, b
       .map((t) => t.textContent)""")
     assert "H" in labels and "8" in labels, labels
     assert _overflow(page) <= 0
+    shot = os.environ.get("ZATRE_SCREENSHOT_DIR")
+    if shot:  # the manual's phone pictures: the zoomed board, a match's page
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(Path(shot) / "phone-table.png"))
+        page.goto(srv.url + "/matches/1")
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(Path(shot) / "phone-match.png"), full_page=True)
     ctx.close()
