@@ -142,9 +142,7 @@ def test_the_phone_board_has_labels_and_finger_sized_cells_when_zoomed(server, b
     assert "H" in labels and "8" in labels, labels
     assert _overflow(page) <= 0
     shot = os.environ.get("ZATRE_SCREENSHOT_DIR")
-    if shot:  # the manual's phone pictures: the zoomed board, a match's page
-        page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(Path(shot) / "phone-table.png"))
+    if shot:  # the manual's phone picture of a match's page (the board: test_table_entry)
         page.goto(srv.url + "/matches/1")
         page.wait_for_load_state("networkidle")
         page.screenshot(path=str(Path(shot) / "phone-match.png"), full_page=True)
