@@ -73,6 +73,11 @@ def _german_toasts(page, srv) -> list[str]:
     page.evaluate("document.querySelector('#coach-toggle').click()")  # the server's reply
     page.wait_for_selector("#toast:not([hidden])")
     seen.append(page.inner_text("#toast"))
+    page.goto(srv.url + "/tournaments/1")     # a refusal with its way out, while a match runs
+    page.locator('li[data-status="open"] button').first.click()
+    page.wait_for_selector("#toast-choice")
+    seen.append(page.inner_text("#toast"))
+    page.click("#toast .btn-ghost")
     assert all(seen), seen
     return seen
 
