@@ -1,9 +1,10 @@
 """The manual (MkDocs, built from docs/) and the README that points to it: the README
 fits on a screen, the manual builds with ``mkdocs build --strict`` (a broken link or a
 page left out of the nav fails), and every command example in the manual still works:
-a block of safe commands (scoring and analysing records) is run as it is written, and
+a block of safe commands (scoring and analysing records) is run as it is written,
 every other ``zatre`` command's subcommand and options are checked against its
-``--help``, so no example can go stale."""
+``--help``, and a ``zatre serve`` example's settings with ``--validate-config``, so no
+example can go stale."""
 
 from __future__ import annotations
 
@@ -156,3 +157,8 @@ def test_every_command_example_works(name, block, zatre_on_path, tmp_path):
                                         f"{res.stdout}{res.stderr}"
             for option in (w.split("=", 1)[0] for w in call if w.startswith("--")):
                 assert option in res.stdout, f"{name}: `zatre {' '.join(sub)}` has no {option}"
+            if sub == ["serve"]:  # the settings it would start with, checked as written
+                res = subprocess.run([sys.executable, "-m", "zatre_vision", *call,
+                                      "--validate-config"], cwd=tmp_path, env=zatre_on_path,
+                                     capture_output=True, text=True, timeout=120)
+                assert res.returncode == 0, f"{name}: zatre {' '.join(call)}: {res.stderr}"
