@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-pi lint bench clean translations models
+.PHONY: demo test test-pi lint bench clean translations models docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# CI adds the train extra (TEST_EXTRAS=test,train) so the training path is tested too.
+# CI adds the train extra (TEST_EXTRAS=test,train) so the training path is tested too;
+# the docs extra (MkDocs) always comes along: the manual is built and checked by the tests.
 TEST_EXTRAS ?= test
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[$(TEST_EXTRAS)]"
+	$(BIN)/python -m pip install --quiet -e ".[$(TEST_EXTRAS),docs]"
 	touch $@
 
 # The dashboard at http://localhost:8000 on a simulated game that plays itself
@@ -27,9 +28,14 @@ PORT ?= 8000
 demo: $(VENV)/.installed
 	$(BIN)/zatre serve --demo --host 127.0.0.1 --port $(PORT)
 
+# The manual at http://127.0.0.1:8000 while it is written (mkdocs.yml, docs/).
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
 # pytest exits 5 when it collects no test: that is not a failure of the build.
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check zatre_vision tests benchmarks
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/site
 	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # The tests that touch numpy, OpenCV and onnxruntime (vision, camera, tracking, the
@@ -192,4 +198,4 @@ $(R)/tracking-heldout-tiles-hurried.json: $(VENV)/.installed
 	$(BIN)/zatre bench tracking --ranges heldout-tiles --hurried --games 6
 
 clean:
-	rm -rf $(VENV) $(PI_VENV) $(PI_TRIXIE_VENV) build *.egg-info .pytest_cache .hypothesis
+.PHONY: demo test test-pi lint bench clean translations models docs

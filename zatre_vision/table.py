@@ -306,6 +306,14 @@ class Table:
         players = [str(p).strip() for p in players]
         match = variants.VARIANTS[variant].new_match(players, starter, teams, zero_rule)
         with self._lock:
+            # a tournament pairing's match that never began (no turn played): a new
+            # match withdraws it, so no empty "unfinished" pairing stays in the records
+            old = self.match
+            if (old is not None and self.match_id is not None and self.tournament_id is not None
+                    and not old.turns and getattr(old, "pending", None) is None
+                    and not old.finished):
+                self.store.withdraw_match(self.match_id)
+                self.match = self.match_id = self.match_source = self.tournament_id = None
             season = season or self.season or time.strftime("%Y")
             match_id = self.store.create_match(
                 self.name, players, match.to_record(), season=season, source=source,
@@ -350,6 +358,8 @@ class Table:
             result = m.propose(placed, hand, player)
             payload["legal"] = result.legal
             payload["violations"] = [v.to_json() for v in result.violations]
+            if result.legal:  # the score as placed: a later correction gets its own line
+                payload.update(turn_score(m, len(m.turns)))
             return result
 
         with self._lock:
@@ -360,8 +370,13 @@ class Table:
                     else self.match.pending.player, **result.to_json()}
 
     def accept_pending(self, source: str = "manual") -> None:
-        self._change("accept", lambda m: m.accept_pending(), {}, source=source,
-                     turn_number=lambda m: len(m.turns))
+        payload: dict = {}
+
+        def apply(m: Match) -> None:
+            m.accept_pending()
+            payload.update(turn_score(m, len(m.turns)))
+
+        self._change("accept", apply, payload, source=source, turn_number=lambda m: len(m.turns))
 
     def reject_pending(self, source: str = "manual") -> None:
         self._change("reject", lambda m: m.reject_pending(), {}, source=source)
@@ -371,8 +386,18 @@ class Table:
 
     def set_cell(self, cell: str, value: int | None, source: str = "manual") -> None:
         # Match.set_cell also judges a flagged turn again on the corrected board
-        self._change("correction", lambda m: m.set_cell(cell, value),
-                     {"cell": cell, "value": value}, source=source)
+        payload: dict = {"cell": cell, "value": value}
+
+        def apply(m: Match) -> None:
+            was = turn_of_cell(m, cell)
+            m.set_cell(cell, value)
+            # the turn the cell belongs to now (a cleared cell: the one it left), and
+            # what that turn scores after the correction: the event log's own line
+            number = turn_of_cell(m, cell) or was
+            if number and number <= len(m.turns):
+                payload.update(in_turn=number, **turn_score(m, number))
+
+        self._change("correction", apply, payload, source=source)
 
     def declare_held(self, tiles: Sequence[int], player: str | None = None,
                      source: str = "manual", turn: int | None = None) -> int:
@@ -465,6 +490,26 @@ class Table:
         with self._lock:
             self.profi = bool(profi)
             self._publish()
+
+
+def turn_of_cell(match: Any, cell: str) -> int | None:
+    """The committed turn (1 first) that placed ``cell``, or None."""
+    for number, turn in enumerate(getattr(match, "turns", None) or [], start=1):
+        if cell in getattr(turn, "placed", {}):
+            return number
+    return None
+
+
+def turn_score(match: Any, number: int) -> dict:
+    """Turn ``number`` (1 first) of a board match as scored now: its player, points
+    (the sums of 10, 11 and 12) and gain (the x2 and a bonus included); {} when the
+    match has no such turn (a card game keeps its own)."""
+    turns = getattr(getattr(match, "replayed", None), "turns", None) or []
+    if not 0 < number <= len(turns) or not hasattr(turns[number - 1], "gain"):
+        return {}
+    t = turns[number - 1]
+    return {"player": t.turn.player, "points": int(sum(t.result.points.values())),
+            "gain": int(t.gain)}
 
 
 def match_from_row(row: Mapping[str, Any]) -> Any:

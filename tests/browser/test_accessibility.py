@@ -34,7 +34,7 @@ PAGES = [
     ("/matches", False), ("/matches/{board}", False), ("/matches/{board}/print", False),
     ("/matches/{board}/analysis", False), ("/rankings", False), ("/tournaments", False),
     ("/tournaments/{tid}", False), ("/calibration", True), ("/matches/{cards}", False),
-    ("/matches/{cards}/print", False), ("/matches/999", False),
+    ("/matches/{cards}/print", False), ("/matches/999", False), ("/club", False),
 ]
 
 

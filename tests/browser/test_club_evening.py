@@ -3,6 +3,9 @@ annulled match, tournament pairings whose refusals are toasts with the way out."
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from .conftest import sign_in
 
 FIRST = {"H8": 6, "H7": 5, "G7": 5}
@@ -145,3 +148,38 @@ def test_held_tiles_name_their_turn_and_after_the_end_only_what_applies(server, 
     assert page.locator('#mode button[data-mode="correct"]').is_visible()
     assert page.locator("#undo").is_visible()                 # it reopens the match
     assert page.inner_text("#who") == "Fiona won"
+
+
+def test_the_club_server_is_an_overview_with_no_setup_code_and_no_axe_violation(
+        server, browser, tmp_path):
+    """zatre serve --club (SQLite here; PostgreSQL above): it prints no setup code, offers
+    no Setup, plays no match, and its /club has no axe violation at all."""
+    from .a11y import axe_violations
+
+    one = server("--source", "none", data_dir=tmp_path / "shared")
+    one.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
+    one.post("/table/turn", {"placed": FIRST})
+    one.stop()                                    # SQLite: one server at a time on the file
+    two = server("--source", "none", "--table", "table-2", data_dir=tmp_path / "shared")
+    two.post("/setup", {"players": ["Cleo", "Dora", "Erik"], "starter": "Dora",
+                        "camera": "none"})
+    two.post("/table/turn", {"placed": FIRST})
+    two.post("/table/turn", {"placed": {"G8": 4}})
+    two.stop()
+    club = server("--club", data_dir=tmp_path / "shared")
+    log = (tmp_path / f"server-{club.port}.log").read_text()
+    assert "club overview" in log and "setup code" not in log
+    for lang in ("en", "de"):
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale=lang)
+        page = ctx.new_page()
+        page.goto(club.url + "/setup")
+        assert page.url.endswith("/club")
+        page.wait_for_selector("article[data-table]")
+        assert page.locator('nav a[href="/setup"]').count() == 0
+        assert axe_violations(page) == []
+        shot = os.environ.get("ZATRE_SCREENSHOT_DIR")
+        if shot and lang == "en":
+            page.wait_for_selector('article[data-table="table-2"]')
+            page.screenshot(path=str(Path(shot) / "club-overview.png"), full_page=True)
+        ctx.close()
+    assert sorted(t["table"] for t in club.get("/api/club")["tables"]) == ["table-1", "table-2"]

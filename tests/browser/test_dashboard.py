@@ -52,6 +52,8 @@ def test_whole_simulated_game_through_the_ui(server, page):
     for seat in sim.game.seats:
         page.fill(f'#finish-form input[data-player="{seat.name}"]', as_tiles(seat.sheet.minus))
     page.click("#finish")
+    if srv.get("/api/state")["bag"]:            # tiles in the bag: the end is confirmed
+        page.click("#toast-choice")
     page.wait_for_function("() => window.ZatreLive.state.finished")
     expected = {s.name: s.sheet.total for s in sim.game.seats}
     assert grand_totals(page) == expected
@@ -155,6 +157,7 @@ def test_a_new_match_starts_with_an_empty_finish_form(server, page):
     page.fill('#finish-form input[data-player="Ann"]', "6 6")
     page.fill('#finish-form input[data-player="Ben"]', "2")
     page.click("#finish")
+    page.click("#toast-choice")                 # tiles in the bag: the end is confirmed
     page.wait_for_function("() => window.ZatreLive.state.finished")
     srv.post("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"})
     page.wait_for_function("() => !window.ZatreLive.state.finished")
@@ -218,4 +221,4 @@ def test_a_waiting_camera_turn_shows_its_cell_and_offers_one_tap_values(server, 
     assert card.locator('button[data-cell="F6"]').count() == 7   # 1 to 6, and "no tile"
     card.locator('button[data-cell="F6"][data-value="4"]').click()
     page.wait_for_selector("#toast.bad")
-    assert "no turn waits for F6" in page.inner_text("#toast")
+    assert "No turn waits for F6" in page.inner_text("#toast")

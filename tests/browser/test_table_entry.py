@@ -155,7 +155,7 @@ def test_the_german_dashboard(server, browser):
     page.wait_for_selector("#live.pill-live")
     assert page.evaluate("document.documentElement.lang") == "de"
     assert page.inner_text("nav") .split() == ["Tisch", "Blätter", "Verlauf", "Rangliste",
-                                                "Turniere", "Einrichten", "Verein"]
+                                                "Turniere", "Einrichten", "Klub"]
     assert page.inner_text("#who") == f"{sim.game.seat.name} ist am Zug"
     assert "Steine im Sack" in page.inner_text(".stats")
     assert page.inner_text("#commit-turn") == "Zug werten"

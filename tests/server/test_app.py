@@ -1,6 +1,7 @@
 """Every route through the Flask test client: reads, writes, bad input, missing PIN."""
 
 import json
+import re
 
 import pytest
 
@@ -398,7 +399,8 @@ def test_the_event_log_says_which_turn_a_late_tile_joined(operator, playing, tab
     table.set_cell("G8", 2)
     html = operator.get("/matches/1").data.decode()
     assert "F8=4 read late and added to turn 2." in html
-    assert "G8 corrected to 2." in html            # a correction by hand names no turn
+    # a correction by hand: its own line, with the turn's score after it
+    assert re.search(r"G8 corrected to 2: turn 2 by \w+ now scores \d+ points?", html), html
 
 
 def test_undo_after_the_end_says_the_match_reopens(operator, playing):

@@ -166,3 +166,21 @@ def test_the_printable_sheet_marks_the_winner_and_has_a_print_button(operator, p
     page = operator.get("/matches/1/print").get_data(as_text=True)
     assert 'id="print-button"' in page and "print.js" in page
     assert "Winner: Ann" in page and page.count('class="winner-badge"') == 1
+
+
+def test_a_mis_clicked_pairing_with_no_turn_is_withdrawn_not_left_unfinished(operator, table,
+                                                                           store):
+    tid = _tournament(operator)
+    assert operator.post_json(f"/tournaments/{tid}/play", {"a": "Ann", "b": "Ben"}).status_code == 200
+    mis_clicked = table.match_id
+    # the right pairing at once: the first one had no turn, so it is withdrawn
+    assert operator.post_json(f"/tournaments/{tid}/play", {"a": "Ann", "b": "Cleo"}).status_code == 200
+    st = _status(operator, tid)
+    assert st["Ann|Ben"] == "open" and st["Ann|Cleo"] == "playing"
+    assert store.get_match(mis_clicked) is None and store.events(mis_clicked) == []
+    assert [m["id"] for m in operator.get("/api/matches").get_json()["matches"]] == [table.match_id]
+    assert table.match_id > mis_clicked                                  # ids are not reused
+    # a pairing match with a turn played stays (unfinished) when replaced on request
+    table.commit_turn(FIRST)
+    r = operator.post_json(f"/tournaments/{tid}/play", {"a": "Ben", "b": "Cleo", "replace": "on"})
+    assert r.status_code == 200 and _status(operator, tid)["Ann|Cleo"] == "unfinished"

@@ -43,3 +43,30 @@ def test_dashboard_url_names_the_machine_when_listening_everywhere():
     assert dashboard_url("0.0.0.0", 8000).startswith("http://") and "0.0.0.0" not in \
         dashboard_url("0.0.0.0", 8000)
     assert dashboard_url("::1", 80) == "http://[::1]:80/"
+
+
+def test_the_club_server_is_an_overview_not_a_table(databases, settings):
+    """zatre serve --club: no Setup, no table pages, no match played here; the records,
+    rankings and tournaments are there, and nothing lists a "club-overview" table."""
+    store = databases.open()
+    app = create_app(settings, Table(store, "club-overview"), store, club=True)
+    c = app.test_client()
+    with c.session_transaction() as sess:
+        sess["csrf"] = "t"
+        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+    for path in ("/", "/setup", "/sheet", "/calibration"):
+        assert c.get(path).headers["Location"].endswith("/club"), path
+    page = c.get("/club").get_data(as_text=True)
+    assert 'id="main"' in page and 'href="/setup"' not in page and 'href="/sheet"' not in page
+    for path, body in (("/setup", {"players": ["Ann", "Ben"], "starter": "Ann", "camera": "none"}),
+                       ("/table/turn", {"placed": FIRST})):
+        r = c.post(path, json=body, headers={"X-CSRF-Token": "t"})
+        assert r.status_code == 409 and "plays no match" in r.get_json()["error"], path
+    assert c.post("/tournaments", json={"name": "Cup", "players": "Ann, Ben, Cleo"},
+                  headers={"X-CSRF-Token": "t"}).status_code == 200
+    r = c.post("/tournaments/1/play", json={"a": "Ann", "b": "Ben"}, headers={"X-CSRF-Token": "t"})
+    assert r.status_code == 409
+    for path in ("/matches", "/rankings", "/tournaments", "/tournaments/1", "/api/matches"):
+        assert c.get(path).status_code == 200, path
+    assert store.tables() == [] and c.get("/api/club").get_json() == {"tables": []}
+    store.close()

@@ -106,3 +106,13 @@ def test_the_stream_ends_when_the_camera_stops(settings, table, store, board_ima
     camera.runner = None  # CameraControl.stop(): the server is shutting down
     assert list(it) == []
     r.close()
+
+
+def test_without_a_camera_the_page_asks_for_no_stream_and_shows_no_path(client, operator):
+    """No camera at this table: no live view and no focus meter are asked for (no 503s
+    logged every second), the page says so; a spectator sees no server path."""
+    html = client.get("/calibration").get_data(as_text=True)
+    assert "/camera/stream.mjpg" not in html and 'id="focus-meter"' not in html
+    assert 'id="no-camera"' in html
+    assert "calibration.json" not in html                      # a spectator: no path
+    assert "calibration.json" in operator.get("/calibration").get_data(as_text=True)

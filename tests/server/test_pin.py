@@ -128,11 +128,11 @@ def test_a_lockout_says_how_long_and_counts_down_on_the_form(app, playing):
         assert r.status_code == expected
         page = r.data.decode()
         assert 'id="login-form"' in page and 'name="next" value="/sheet"' in page
-        assert "wrong table PIN" in page
+        assert "Wrong table PIN" in page
     assert "try again in 2 s" in page and 'data-wait="2"' in page
     r = c.post("/login", data={"pin": PIN, "csrf_token": token})
     assert r.status_code == 429 and r.headers["Retry-After"] == "2"
-    assert "too many wrong PINs from this address: try again in 2 s" in r.data.decode()
+    assert "Too many wrong PINs from this address: try again in 2 s" in r.data.decode()
     assert 'id="login-form"' in r.data.decode()
     r = c.post("/login", data={"pin": PIN, "csrf_token": token},
                headers={"Accept": "application/json"})

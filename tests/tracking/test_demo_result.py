@@ -92,3 +92,33 @@ def test_the_service_finishes_the_demo_match_with_a_winner(tmp_path):
     assert {p: s["minus"] for p, s in st["sheets"].items()} == {"Ann": 5, "Ben": 2}
     assert st["winners"] and [e["kind"] for e in store.events(st["match_id"])][-1] == "finish"
     store.close()
+
+
+def test_in_real_time_the_result_stays_ten_seconds_of_the_clock_on_a_loaded_machine(
+        monkeypatch):
+    """A reader far behind the frames' schedule (a busy 2-core machine, a Pi): the
+    result still stays RESULT_S seconds of the clock on view, not a burst of frames."""
+    monkeypatch.setattr(synthetic, "GameScene", _TinyScene)
+    now = [0.0]
+
+    def sleep(s):
+        now[0] += s
+
+    src = synthetic.SyntheticSource(seed=5, fps=5, realtime=True, games=2,
+                                    clock=lambda: now[0], sleep=sleep)
+    src.open()
+    now[0] += 30.0                  # the reader fell 30 s behind: every frame is overdue
+    seen = []
+    while (f := src.read()) is not None:
+        seen.append((now[0], f))
+        now[0] += 0.05              # each frame takes the reader 50 ms
+        if len(seen) > 2000:
+            break
+    starts = [k for k, (_, f) in enumerate(seen) if f.new_game is not None]
+    assert len(starts) == 2
+    game_one = seen[:starts[1]]
+    final = next(k for k, (_, f) in enumerate(game_one) if f.game_over and f.game_over["final"])
+    on_view = seen[starts[1]][0] - game_one[final][0]
+    assert synthetic.RESULT_S <= on_view < synthetic.RESULT_S + 1, on_view
+    assert all(f.game_over for _, f in game_one[final:])
+    assert sum(1 for _, f in game_one if f.game_over and f.game_over["final"]) == 1

@@ -76,7 +76,8 @@
     box.id = "analysis-turn";
     const head = el("h3", { text: _("Turn {n}", { n: t.number }) + " · " + t.player }, box);
     head.dataset.turn = t.number;
-    const hand = t.hand_known ? _("hand {tiles} ({source})", { tiles: t.hand.join(" "), source: t.hand_source === "declared" ? _("declared") : _("by the rules") })
+    const handSource = t.hand_source === "declared" ? _("declared") : _("by the rules");
+    const hand = t.hand_known ? _("hand {tiles} ({source})", { tiles: t.hand.join(" "), source: handSource })
       : _("hand not fully known: the tiles placed, {tiles}, are analysed", { tiles: t.tiles_analysed.join(" ") || _("none") });
     el("div", { class: "muted", text: hand }, box);
     if (t.played) el("div", { class: "played", text: _("Played {move} for {points} (value {value})", { move: moveText(t.played.placed), points: t.played.points, value: t.played.value }) }, box);
@@ -85,7 +86,7 @@
     if (t.missed_points !== null) {
       const floor = t.lower_bound ? _("at least") + " " : "";
       el("div", { class: t.missed_points ? "bad missed" : "good missed",
-        text: t.missed_points || t.missed_value ? _("Missed {points} points ({value} in value)", { points: floor + t.missed_points, value: floor + t.missed_value }) : _("The best move by both measures.") }, box);
+        text: t.missed_points || t.missed_value ? _("Missed {points} points ({value} in value)", { points: floor + window.Zatre.num(t.missed_points), value: floor + window.Zatre.num(t.missed_value) }) : _("The best move by both measures.") }, box);
     }
     if (t.alternatives.length) {
       const ol = el("ol", { class: "alternatives" }, box);

@@ -51,9 +51,12 @@
     const m = s("feMerge", {}, glow);
     s("feMergeNode", { in: "b" }, m); s("feMergeNode", { in: "SourceGraphic" }, m);
     const labels = s("g", { class: "labels", "aria-hidden": "true" }, svg);
+    // the bands behind the labels when a phone zooms in (they sit over the cells then)
+    s("rect", { class: "label-band label-band-top" }, labels);
+    s("rect", { class: "label-band label-band-left" }, labels);
     for (let i = 0; i < 15; i++) {
-      s("text", { x: i * 10 + 5, y: -2.2, text: COLS[i] }, labels);
-      s("text", { x: -3.6, y: i * 10 + 6.2, text: String(i + 1) }, labels);
+      s("text", { class: "col-label", x: i * 10 + 5, y: -2.2, text: COLS[i] }, labels);
+      s("text", { class: "row-label", x: -3.6, y: i * 10 + 6.2, text: String(i + 1) }, labels);
     }
     // an ARIA grid: a row of gridcells for each board row, one cell in the tab order
     // (roving tabindex), each named by its cell, kind and value (see labelCells)
@@ -73,6 +76,7 @@
       byName[c.name] = g;
     });
     s("g", { class: "layer-tiles", "aria-hidden": "true" }, svg);
+    svg.appendChild(labels);  // over the cells and tiles: a zoomed view shows them at its edge
     svg._cells = byName;
     svg._ready = true;
     const start = byName.H8 || Object.values(byName)[0];
@@ -225,14 +229,15 @@
   function toast(message, bad, choice, onChoose) {
     const t = $("#toast");
     if (!t) return;
-    t.textContent = localize(message);
+    const text = localize(message) || "";
+    t.textContent = text.charAt(0).toUpperCase() + text.slice(1);  // a sentence, as every toast
     t.className = "toast" + (bad ? " bad" : "");
     t.hidden = false;
     t.onclick = choice ? null : () => { t.hidden = true; };
     clearTimeout(t._timer);
     if (choice) {
       const row = el("div", { class: "toast-choice" }, t);
-      const go = el("button", { class: "btn btn-small", id: "toast-choice", text: choice.label }, row);
+      const go = el("button", { class: "btn btn-small", id: "toast-choice", text: localize(choice.label) }, row);
       go.addEventListener("click", () => { t.hidden = true; onChoose(); });
       const no = el("button", { class: "btn btn-small btn-ghost", text: _("Cancel") }, row);
       no.addEventListener("click", () => { t.hidden = true; });
@@ -258,7 +263,7 @@
           headers: { "Accept": "application/json" } });
         data = await resp.json().catch(() => ({}));
       } catch (e) {
-        toast("The table server cannot be reached.", true);
+        toast(_("The table server cannot be reached."), true);
         return;
       } finally {
         inFlight = false;
@@ -266,7 +271,7 @@
       }
       if (!resp.ok) {
         const c = data.choice;
-        toast(data.error || `Error ${resp.status}`, true, c, c ? () => send(null, c) : null);
+        toast(data.error || _("Error {code}", { code: resp.status }), true, c, c ? () => send(null, c) : null);
         return;
       }
       if (data.message) sessionStorage.setItem("zatre-toast", data.message);
@@ -441,7 +446,7 @@
       for (let k = turns.length; k >= 1 && seen.size < (state.players || []).length; k--) {
         if (seen.has(turns[k - 1])) continue;
         seen.add(turns[k - 1]);
-        el("option", { value: String(k), text: `turn ${k} by ${turns[k - 1]}` }, sel);
+        el("option", { value: String(k), text: _("turn {n} by {player}", { n: k, player: turns[k - 1] }) }, sel);
       }
     }
 
@@ -584,9 +589,28 @@
         await post("/table/cell", { cell: name, value });
       }
     }
+    // The turn this page is sending (the revision it was sent against and its tiles),
+    // and the revisions its own replies brought back: a state that holds exactly these
+    // tiles at a later revision is this page's change, never "filled meanwhile".
+    let sending = null;
+    const ownRevisions = new Set();
+    function isOwnChange(name) {
+      const board = state.board || {};
+      if (ownRevisions.has(String(state.revision)) && sending === null) return true;
+      return !!sending && sending.placed[name] === board[name] && state.boot === sending.boot
+        && Number(state.revision) > sending.revision;
+    }
     async function commitTurn() {
       if (!Object.keys(draft).length) { toast(_("Tap empty cells to place tiles first"), true); return; }
-      const r = await post("/table/turn", { placed: draft });
+      if (inFlight) return;
+      sending = { revision: Number(shown.revision), boot: shown.boot, placed: { ...draft } };
+      let r = null;
+      try {
+        r = await post("/table/turn", { placed: draft });
+      } finally {
+        sending = null;
+      }
+      if (r && r.state) ownRevisions.add(String(r.state.revision));
       if (r) { draft = {}; forgetDraft(); updateDraft(); }
     }
     if (svg && auth) {
@@ -671,6 +695,13 @@
           const tiles = i.value.trim().split(/[\s,]+/).filter(Boolean);
           minus[i.dataset.player] = tiles;
         });
+        // one stray click ends nothing: with tiles still in the bag the match ends only
+        // once the toast's button confirms it
+        if (state.bag > 0) {
+          toast(_("{n} tiles are still in the bag: end match {id} now?", { n: state.bag, id: state.match_id }),
+            false, { label: _("End the match") }, () => post("/table/finish", { minus }));
+          return;
+        }
         await post("/table/finish", { minus });
       });
     }
@@ -680,6 +711,9 @@
       const filled = Object.keys(draft).filter((n) => n in (state.board || {}));
       if (!filled.length) return;
       filled.forEach((n) => delete draft[n]);
+      // this page's own turn, scored: the stream (or the reply) can bring it back before
+      // the reply has cleared the draft. Not a conflict: the draft simply goes.
+      if (filled.every(isOwnChange)) { draft = {}; forgetDraft(); showDraftCells(); return; }
       toast((filled.length > 1 ? _("{cells} were filled meanwhile: taken out of your turn", { cells: filled.join(", ") })
         : _("{cells} was filled meanwhile: taken out of your turn", { cells: filled[0] })), true);
       saveDraft();
@@ -736,24 +770,52 @@
       if (state.turn_number !== before && Object.keys(draft).length) { draft = {}; forgetDraft(); showDraftCells(); render(); }
     }
 
-    // On a phone, entering or correcting zooms the board to the region being played:
-    // the tiles on it, the draft and the focused cell, with two cells around them.
+    // On a phone, entering or correcting zooms the board to where the play is: the
+    // draft, the picked and the focused cell, else the last turn (else H8), in a window
+    // of 7 x 7 cells (wider only for a draft that needs it), so that a cell is a
+    // finger's width (44 px or more on a 390 px phone). The column letters and row
+    // numbers follow the window, along its top and left edge.
     const phone = window.matchMedia("(max-width: 640px)");
+    const WINDOW = 7;
+    function placeLabels(x0, y0, zoomed, w) {
+      // the labels of the columns and rows in the window only (none in the corner)
+      const inside = (at, from) => !zoomed || (at >= from && at < from + w);
+      svg.querySelectorAll(".labels .col-label").forEach((t, i) => {
+        t.setAttribute("y", y0 - 2.2);
+        t.setAttribute("visibility", inside(i * 10, x0) ? "visible" : "hidden");
+      });
+      svg.querySelectorAll(".labels .row-label").forEach((t, i) => {
+        t.setAttribute("x", x0 - 3.6);
+        t.setAttribute("visibility", inside(i * 10, y0) ? "visible" : "hidden");
+      });
+      const top = svg.querySelector(".label-band-top"), left = svg.querySelector(".label-band-left");
+      if (!top || !left) return;
+      [top, left].forEach((r) => r.setAttribute("visibility", zoomed ? "visible" : "hidden"));
+      top.setAttribute("x", x0 - 7); top.setAttribute("y", y0 - 7); top.setAttribute("width", 164); top.setAttribute("height", 6);
+      left.setAttribute("x", x0 - 7); left.setAttribute("y", y0 - 7); left.setAttribute("width", 6); left.setAttribute("height", 164);
+    }
     function zoomToPlay() {
       if (!svg) return;
       const full = "-7 -7 164 164";
-      if (!phone.matches || mode === "view") { if (svg.getAttribute("viewBox") !== full) svg.setAttribute("viewBox", full); svg.classList.remove("zoomed"); return; }
-      const names = Object.keys(state.board || {}).concat(Object.keys(draft));
+      if (!phone.matches || mode === "view") {
+        if (svg.getAttribute("viewBox") !== full) svg.setAttribute("viewBox", full);
+        placeLabels(0, 0, false, 150);
+        svg.classList.remove("zoomed");
+        return;
+      }
+      let names = Object.keys(draft);
       if (pickCell) names.push(pickCell);
       if (svg._focused && document.activeElement && svg.contains(document.activeElement)) names.push(svg._focused);
+      if (!names.length && state.last_turn) names = Object.keys(state.last_turn.placed || {});
       if (!names.length) names.push("H8");
       let r0 = 14, r1 = 0, c0 = 14, c1 = 0;
       names.forEach((n) => { const c = cellPos[n]; if (!c) return; r0 = Math.min(r0, c.row); r1 = Math.max(r1, c.row); c0 = Math.min(c0, c.col); c1 = Math.max(c1, c.col); });
-      const span = Math.max(7, r1 - r0 + 5, c1 - c0 + 5);
+      const span = Math.min(15, Math.max(WINDOW, r1 - r0 + 3, c1 - c0 + 3));
       const clamp = (lo, hi) => Math.min(Math.max(Math.round((lo + hi) / 2 - span / 2), 0), Math.max(0, 15 - span));
-      const x = clamp(c0, c1 + 1) * 10, y = clamp(r0, r1 + 1) * 10, w = Math.min(span, 15) * 10;
-      const box = `${x - 1} ${y - 1} ${w + 2} ${w + 2}`;
+      const x = clamp(c0, c1 + 1) * 10, y = clamp(r0, r1 + 1) * 10, w = span * 10;
+      const box = `${x - 6} ${y - 6} ${w + 7} ${w + 7}`;  // room for the labels above and left
       if (svg.getAttribute("viewBox") !== box) svg.setAttribute("viewBox", box);
+      placeLabels(x, y, true, w);
       svg.classList.add("zoomed");
     }
     if (phone.addEventListener) phone.addEventListener("change", () => render());

@@ -15,12 +15,18 @@
     text.textContent = _("{focus} (best so far {best})", {focus: f.toFixed(0), best: best.toFixed(0)}) +
       (data.lens_position != null ? ", " + _("lens {dioptres} dioptres", {dioptres: Number(data.lens_position).toFixed(2)}) : "");
   }
+  // a table without a camera gets no meter at all (the page says so); a camera that
+  // has no frame yet (starting, or stopped) is asked less and less often, up to every
+  // 30 s, instead of a refused request every second
+  var wait = 1000;
   function poll() {
     fetch(box.dataset.url, {headers: {"Accept": "application/json"}, cache: "no-store"})
       .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (data) { if (data) { show(data); } else { text.textContent = _("no camera frame yet"); } })
-      .catch(function () { text.textContent = _("no answer"); })
-      .finally(function () { setTimeout(poll, 1000); });
+      .then(function (data) {
+        if (data) { wait = 1000; show(data); } else { wait = Math.min(wait * 2, 30000); text.textContent = _("no camera frame yet"); }
+      })
+      .catch(function () { wait = Math.min(wait * 2, 30000); text.textContent = _("no answer"); })
+      .finally(function () { setTimeout(poll, wait); });
   }
   poll();
 })();

@@ -6,7 +6,9 @@ at ``fps`` (paced in real time unless ``realtime`` is off); the synthetic player
 press "end turn" at the end of each turn, as the frame's ``events``. When a game ends
 the board stays still: ``SETTLE_S`` for its last turn to commit, then the result for
 ``RESULT_S`` (frames marked ``game_over`` with the minus points, so the table finishes
-the match and shows the winner), then the next game starts with a new seed.
+the match and shows the winner), then the next game starts with a new seed. In real
+time the result's seconds are the clock's: a reader that fell behind (a loaded machine,
+a Pi) gets no burst of missed frames that would cut the winner's time on view short.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ class SyntheticSource:
         self._after: list[Frame] = []  # the still frames after a finished game
         self._result_shown = False
         self._last = None
+        #: real time: the still result frame and when its time on view ends (a clock
+        #: time, not a frame count: a loaded machine must not catch up on it)
+        self._still: Frame | None = None
+        self._result_until: float | None = None
 
     def open(self) -> None:
         self._t0 = self._clock()
@@ -65,7 +71,16 @@ class SyntheticSource:
             raise SourceError("the synthetic camera is not open")
         while self._frames is not None:
             if self._after:
-                return self._paced(self._after.pop(0))
+                frame = self._after.pop(0)
+                if not self._after and self._still is not None:  # the final frame
+                    self._result_until = self._clock() + RESULT_S
+                return self._paced(frame)
+            if self._result_until is not None:
+                if self._clock() < self._result_until:
+                    return self._paced(self._still, catch_up=False)
+                self._result_until = self._still = None
+                self._start_game()
+                continue
             f = next(self._frames, None)
             if f is None:
                 if not self._result_shown:
@@ -81,12 +96,18 @@ class SyntheticSource:
                                      new_game=new_game))
         return None
 
-    def _paced(self, frame: Frame) -> Frame:
-        """The frame numbered and timed, waiting for its due time when real-time."""
+    def _paced(self, frame: Frame, catch_up: bool = True) -> Frame:
+        """The frame numbered and timed, waiting for its due time when real-time.
+        ``catch_up`` off (the result on view): a reader that fell behind gets the frame
+        at once, and the frames after it come at ``fps`` from now, not faster."""
         self._count += 1
         due = self._t0 + self._count / self.fps
-        if self.realtime and (wait := due - self._clock()) > 0:
-            self._sleep(wait)
+        if self.realtime:
+            wait = due - self._clock()
+            if wait > 0:
+                self._sleep(wait)
+            elif not catch_up:
+                self._t0 -= wait  # behind: the schedule starts again from now
         return replace(frame, index=self._count, time=self._count / self.fps)
 
     def _result_frames(self) -> list[Frame]:
@@ -99,10 +120,15 @@ class SyntheticSource:
         settle, result = round(SETTLE_S * self.fps), max(1, round(RESULT_S * self.fps))
         lores = make_lores(self._last)
         out = []
-        for k in range(settle + result):
+        # real time: the settle frames and the final one; the result then stays on view
+        # for RESULT_S seconds of the clock (read); counted frames otherwise
+        count = settle + 1 if self.realtime else settle + result
+        for k in range(count):
             over = {"minus": dict(scene.minus), "turns": len(scene.turns),
                     "final": k == settle}
             out.append(Frame(self._last, lores, 0, 0.0, game_over=over))
+        if self.realtime:
+            self._still = replace(out[-1], game_over={**out[-1].game_over, "final": False})
         return out
 
     def close(self) -> None:

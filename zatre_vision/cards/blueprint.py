@@ -30,6 +30,8 @@ from flask import Blueprint, abort, render_template
 
 from ..server import forms
 from ..server.actions import chosen_starter, ctx, done, may_replace_running, run
+from ..server.event_lines import event_line, render
+from ..server.i18n import current_language
 from ..server.messages import flagged_message
 from ..server.once import once
 from ..server.records import stored_result
@@ -266,6 +268,9 @@ def card_steps(record: dict) -> list[dict]:
 def match_page(row: dict, summary: dict):
     steps = card_steps(row["record"])
     events = ctx().store.events(row["id"])
+    lang = current_language()
+    for e in events:  # the log in the reader's language (no board steps: no points here)
+        e["sentence"] = render(event_line(e, []), lang)
     return render_template("cards_match.html", page="history", match=summary,
                            steps_json=_json(steps), events=events, players=row["players"],
                            steps=len(steps) - 1, rules_json=rules_json(),

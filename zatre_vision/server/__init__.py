@@ -70,7 +70,8 @@ class RecordId(IntegerConverter):
 
 
 def create_app(config: Settings, table: Table, store: Store,
-               camera: CameraControl | None = None) -> Flask:
+               camera: CameraControl | None = None, club: bool = False) -> Flask:
+    overview_only = club  # the name ``club`` is the blueprint's module below
     web = web_dir()
     app = Flask(__name__, template_folder=str(web / "templates"),
                 static_folder=str(web / "static"), static_url_path="/static")
@@ -130,13 +131,15 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(tile_learning.bp)
     app.register_blueprint(language.bp)
     app.register_blueprint(club.bp)
+    app.extensions["zatre"].club = overview_only
+    club.attach_overview_only(app)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor
     def _globals():
         ctx = app.extensions["zatre"]
         return {"csrf_token": csrf_token, "signed_in": signed_in(),
-                "pin_set": ctx.pins.is_set, "table_name": table.name,
+                "pin_set": ctx.pins.is_set, "table_name": table.name, "club_mode": ctx.club,
                 "revision": table.revision, "boot": table.boot}
 
     @app.errorhandler(HTTPException)

@@ -21,7 +21,7 @@ from flask import (
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms, messages
 from .actions import chosen_starter, ctx, done, draw_starter_of, may_replace_running, run
-from .i18n import localize
+from .i18n import localize, sentence
 from .once import once, run_once
 from .records import pairing_key, round_robin
 from .replies import wants_json
@@ -57,7 +57,7 @@ def login():
 def login_again(message: str, code: int, wait_s: float):
     """Back to the sign-in form, with what went wrong and how long to wait."""
     resp = make_response(render_template(
-        "login.html", page="login", error=localize(message), wait_s=math.ceil(wait_s),
+        "login.html", page="login", error=sentence(localize(message)), wait_s=math.ceil(wait_s),
         next=forms.local_path(request.form.get("next"))), code)
     if wait_s > 0:
         resp.headers["Retry-After"] = str(math.ceil(wait_s))
@@ -79,8 +79,7 @@ def setup():
     if not guard.is_set:  # first setup: choose the table's PIN, with the setup code
         check_csrf()
         if not guard.check_setup_code(data.get("setup_code"), request.remote_addr or "?"):
-            abort(403, "wrong setup code: `zatre serve` printed it when it started, and "
-                       "`zatre doctor` shows it")
+            abort(403, messages.WRONG_SETUP_CODE)
         new_pin = forms.pin(data.get("new_pin"), "new PIN")
         # the PIN is kept only once the rest of the form is good and the match started
         response = run_once(data, lambda: _start_match(data), strict=False)

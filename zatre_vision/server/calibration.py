@@ -60,7 +60,12 @@ def status() -> dict:
 
 @bp.get("/calibration")
 def page():
-    return render_template("calibration.html", page="calibration", cal=status())
+    # no camera at this table (manual entry, the club overview): the live view and the
+    # focus meter are not asked for at all, the page says so once
+    camera = ctx().camera
+    has_camera = camera is not None and getattr(camera, "source", "none") != "none"
+    return render_template("calibration.html", page="calibration", cal=status(),
+                           has_camera=has_camera)
 
 
 @bp.get("/api/calibration")

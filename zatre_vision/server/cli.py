@@ -183,8 +183,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     camera = CameraControl(table, settings.camera.demo_interval_s, settings.camera.demo_seed,
                            pipelines=_camera_pipeline(settings),
                            demo_through_pipeline=model_available())
-    app = create_app(settings, table, store, None if club else camera)
-    app.extensions["zatre"].club = club
+    app = create_app(settings, table, store, None if club else camera, club=club)
     hub = StreamHub(table, keepalive_s=srv.keepalive_s, per_address=srv.streams_per_address,
                     total=srv.streams_total)
     raise_open_files_limit(srv.max_connections + 64)
@@ -241,13 +240,19 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     try:  # from the handlers on: a signal at any point ends in the cleanup below
         signal.signal(signal.SIGTERM, shutdown)
         signal.signal(signal.SIGINT, shutdown)
-        code = app.extensions["zatre"].pins.setup_code()
+        # the club overview plays no match, so it has no Setup and no setup code: its
+        # PIN (for tournaments and annulling) comes from --pin or server.pin
+        code = None if club else app.extensions["zatre"].pins.setup_code()
         if code:  # as Jupyter prints its token: whoever can read this log may set the PIN
             click.echo(f"zatre: table {srv.table!r} has no PIN yet: its first setup needs the "
                        f"setup code {code} (`zatre doctor` shows it too)", err=True)
         where = f"http://{'localhost' if srv.host in ('0.0.0.0', '127.0.0.1') else srv.host}:{srv.port}"
-        click.echo(f"zatre: serving table {srv.table!r} at {where} "
-                   f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
+        if club:
+            click.echo(f"zatre: serving the club overview at {where}/club "
+                       f"(data: {srv.db or srv.data_dir})", err=True)
+        else:
+            click.echo(f"zatre: serving table {srv.table!r} at {where} "
+                       f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
         if ready is not None:
             ready.set()
         feeder = _systemd_ready(table, srv.host, getattr(server, "effective_port", srv.port))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import socket
 
-from flask import Blueprint, current_app, jsonify, render_template
+from flask import Blueprint, Flask, abort, current_app, jsonify, redirect, render_template, request
 
 from ..match import Match, MatchError
 from ..rules.record import RecordError
@@ -20,6 +20,35 @@ bp = Blueprint("club", __name__)
 
 #: how often the overview page asks for the tables again (seconds)
 POLL_S = 3
+
+
+#: a table's own pages: the club overview (no table of its own) sends them to /club
+TABLE_PAGES = ("/", "/setup", "/sheet", "/calibration")
+#: the writes the club overview takes: signing in, tournaments (created here, played at
+#: a table), annulling and analysing a stored match
+OVERVIEW_POSTS = ("/login", "/logout", "/tournaments", "/matches/")
+CLUB_ONLY_OVERVIEW = ("the club overview plays no match: start it at a table's own dashboard "
+                      "(zatre serve at that table)")
+
+
+def attach_overview_only(app: Flask) -> None:
+    """``zatre serve --club``: an overview, not a table. A table's pages (Table, Sheets,
+    Setup, Calibration) go to ``/club``; a write that would play a match here (Setup,
+    a turn, a pairing played "at this table") is refused with one line."""
+
+    @app.before_request
+    def _overview_only():
+        if not current_app.extensions["zatre"].club:
+            return None
+        path = request.path
+        if request.method in ("GET", "HEAD"):
+            if path in TABLE_PAGES or path.startswith("/calibration/"):
+                return redirect("/club")
+            return None
+        if path.startswith(OVERVIEW_POSTS) and not path.endswith("/play"):
+            return None
+        abort(409, CLUB_ONLY_OVERVIEW)
+        return None
 
 
 def dashboard_url(host: str, port: int) -> str:

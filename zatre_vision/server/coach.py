@@ -11,6 +11,7 @@ from flask import Blueprint, abort, current_app, jsonify
 from ..rules.analysis import analyse_record, coach_line
 from ..rules.record import RecordError, parse_record
 from . import forms
+from .i18n import localize
 from .security import require_pin
 
 bp = Blueprint("coach", __name__)
@@ -69,5 +70,5 @@ def switch():
         abort(400, "give \"on\": true or false")
     c = _ctx()
     c.store.set_setting(_key(c.table), "on" if on else "off")
-    return jsonify({"ok": True, "message": "Coach on." if on else "Coach off.",
+    return jsonify({"ok": True, "message": localize("Coach on." if on else "Coach off."),
                     "coach": coach_state(c.table, c.store, _cache())})

@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from babel.numbers import format_decimal
 from babel.support import Translations
 from flask import Flask, current_app, request
 from flask_babel import Babel, get_locale, gettext
@@ -47,9 +48,39 @@ def current_language() -> str:
     return str(get_locale() or "en")
 
 
+def translate(template: str, lang: str | None = None) -> str:
+    """A template of the ``messages`` catalogue in ``lang`` (its placeholders kept)."""
+    lang = lang or current_language()
+    return _catalogue(lang, "messages").get(template, template) if lang != "en" else template
+
+
+def sentence(text: str) -> str:
+    """A message shown on its own starts with a capital letter."""
+    return text[:1].upper() + text[1:]
+
+
+def format_number(value, digits: int | None = None, sign: bool = False,
+                  lang: str | None = None) -> str:
+    """A number in the locale's format (Babel): "33,0" and "4.907" in German, "33.0"
+    and "4,907" in English; ``digits`` after the point (None: as an integer, or as it
+    is), ``sign``: "+" before a positive number. None stays "–"."""
+    if value is None:
+        return "–"
+    lang = lang or current_language()
+    if digits is None:
+        pattern = "#,##0" if float(value).is_integer() else "#,##0.###"
+    else:
+        pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    if sign:
+        pattern = f"+{pattern};-{pattern}"
+    return format_decimal(value, format=pattern, locale=lang)
+
+
 def init_app(app: Flask) -> Babel:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     babel = Babel(app, locale_selector=select_language)
+    app.jinja_env.filters["num"] = lambda v, digits=None, sign=False: format_number(
+        v, digits, sign)
 
     @app.context_processor
     def _language():
@@ -127,5 +158,5 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda x: values.get(x.group(1), x.group(0)), text)
 
 
-__all__ = ["COOKIE", "LANGUAGES", "current_language", "gettext", "init_app", "localize",
-           "page_words", "select_language"]
+__all__ = ["COOKIE", "LANGUAGES", "current_language", "format_number", "gettext", "init_app",
+           "localize", "page_words", "select_language", "translate"]

@@ -32,6 +32,9 @@ TEMPLATES: tuple[str, ...] = (
     N_("the reason has at most {most} characters (this one has {n})"),
     N_("Match started: {players}; {starter} begins."),
     N_("{player} passed."),
+    N_("wrong setup code: the command zatre serve printed it when it started, and zatre doctor shows it"),
+    N_("Coach on."),
+    N_("Coach off."),
     N_("The operator accepted the flagged turn as placed."),
     N_("The flagged turn was rejected: its tiles went back to the hand."),
     N_("The last turn was undone."),
@@ -171,4 +174,24 @@ TEMPLATES: tuple[str, ...] = (
     N_("no card laid, but {values} from the hand {hand} fits"),
     N_("{value} on {place} is not a card value ({range})"),
     N_("light cell {cells} covered without a line of 10, 11 or 12, though the tiles could have been placed with {n} such cell(s)"),
+)
+
+
+#: the event log's own templates (server/event_lines.py renders them in the reader's
+#: language from the stored data); never matched by localize, where their loose
+#: patterns ("{player} placed {tiles}.") would swallow other messages
+EVENT_WORDS: tuple[str, ...] = (
+    N_("{player} placed {tiles} and scored {points}."),
+    N_("{player} placed {tiles}."),
+    N_("{player} placed {tiles}: flagged ({reasons})."),
+    N_("{cell} corrected to {value}: turn {turn} by {player} now scores {points}."),
+    N_("{cell} cleared: turn {turn} by {player} now scores {points}."),
+    N_("The operator accepted the flagged turn as placed: {player} scored {points}."),
+    N_("{points} points ({gain} with the x2)"),
+    N_("1 point ({gain} with the x2)"),
+    N_("{points} points"),
+    N_("1 point"),
+    N_("The round was ended early: the next turn starts a new layout."),
+    N_("none"),
+    N_("{kind}."),
 )

@@ -22,6 +22,7 @@ from ..rules.board import LIGHT, NAMES, START, row_col
 from ..rules.record import RecordError
 from . import forms
 from .api import PER_PAGE, page_arg
+from .i18n import current_language
 from .records import (
     counts_for_rankings,
     event_sentence,
@@ -131,8 +132,9 @@ def match(match_id: int):
         return cards.match_page(row, match_summary(row))
     steps = replay_steps(row["record"], row["finished"])
     events = ctx().store.events(match_id)
+    lang = current_language()
     for e in events:
-        e["sentence"] = event_sentence(e, steps)
+        e["sentence"] = event_sentence(e, steps, lang)
     return render_template("match.html", page="history", match=match_summary(row),
                            steps_json=_json(steps), cells_json=_json(board_cells()),
                            events=events, players=row["players"], steps=len(steps) - 1,

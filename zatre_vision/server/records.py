@@ -12,7 +12,7 @@ from ..rules.board import CELL_SET, grid_index
 from ..rules.record import RecordError, parse_record, run_replay
 from ..rules.sheet import ScoreSheet
 from ..variants import score_as_recorded
-from . import messages as say
+from .event_lines import event_line, render
 
 
 def match_summary(row: dict) -> dict:
@@ -285,49 +285,6 @@ def all_pairs(players: list[str]) -> list[tuple[str, str]]:
     return list(combinations(players, 2))
 
 
-def _tiles(placed: dict) -> str:
-    return " ".join(f"{c}={v}" for c, v in placed.items())
-
-
-def event_sentence(event: dict, steps: list[dict]) -> str:
-    """One event of a match's log as a sentence with the player's name: who placed
-    what and scored how much (the x2 included), passed, corrected, kept back,
-    finished, annulled. ``steps``: the match's ``replay_steps`` (points per turn)."""
-    kind, p = event["kind"], event.get("payload") or {}
-    number = event.get("turn_number")
-    step = steps[number]["turn"] if isinstance(number, int) and 0 < number < len(steps) else None
-    player = p.get("player") or (step or {}).get("player") or "?"
-    if kind == "start":
-        players = p.get("players") or []
-        starter = (p.get("record") or {}).get("starter") or (players[0] if players else "?")
-        return say.EVENT_START.format(players=", ".join(players), starter=starter)
-    if kind == "turn":
-        placed = p.get("placed") or {}
-        if not placed:
-            return say.EVENT_PASS.format(player=player)
-        if not p.get("legal", True):
-            reasons = "; ".join(v.get("message", "") for v in p.get("violations") or [])
-            return say.EVENT_FLAGGED.format(player=player, tiles=_tiles(placed), reasons=reasons)
-        pts = sum((step or {}).get("points", {}).values()) if step else 0
-        gain = (step or {}).get("gain", pts)
-        return say.EVENT_TURN.format(player=player, tiles=_tiles(placed),
-                                     points=say.points_phrase(pts, gain))
-    if kind == "correction":
-        if p.get("turn"):
-            return say.EVENT_LATE.format(cell=p.get("cell"), value=p.get("value"), turn=p["turn"])
-        if p.get("value") is None:
-            return say.EVENT_CLEAR.format(cell=p.get("cell"))
-        return say.EVENT_SET.format(cell=p.get("cell"), value=p.get("value"))
-    if kind == "held":
-        tiles = " ".join(map(str, p.get("tiles") or []))
-        if p.get("player") and p.get("turn"):
-            return say.EVENT_HELD.format(player=p["player"], tiles=tiles, turn=p["turn"])
-        return say.EVENT_HELD_UNNAMED.format(tiles=tiles)
-    if kind == "finish":
-        minus = p.get("minus") or {}
-        return say.EVENT_FINISH.format(
-            minus=", ".join(f"{q} {n}" for q, n in minus.items()) or "none")
-    if kind == "annul":
-        return say.EVENT_ANNUL.format(reason=p.get("reason", ""))
-    simple = {"accept": say.EVENT_ACCEPT, "reject": say.EVENT_REJECT, "undo": say.EVENT_UNDO}
-    return simple.get(kind) or say.EVENT_OTHER.format(kind=kind.replace("-", " ").capitalize())
+def event_sentence(event: dict, steps: list[dict], lang: str = "en") -> str:
+    """One event of a match's log as a sentence in ``lang`` (see ``event_lines``)."""
+    return render(event_line(event, steps), lang)

@@ -229,6 +229,15 @@ class Store:
             self._exec("UPDATE tables SET match_id = NULL WHERE match_id = ?", (match_id,))
             self._event(match_id, "annul", source, {"reason": reason}, None, None, stamp)
 
+    def withdraw_match(self, match_id: int) -> None:
+        """Withdraw a match that never began (no turn played): it leaves the records as
+        if never started, its events and any analysis with it (ids are not reused)."""
+        with self.transaction():
+            self._exec("UPDATE tables SET match_id = NULL WHERE match_id = ?", (match_id,))
+            self._exec("DELETE FROM analyses WHERE match_id = ?", (match_id,))
+            self._exec("DELETE FROM events WHERE match_id = ?", (match_id,))
+            self._exec("DELETE FROM matches WHERE id = ?", (match_id,))
+
     def seasons(self) -> list[str]:
         rows = self._rows("SELECT DISTINCT season FROM matches WHERE season IS NOT NULL "
                           "ORDER BY season DESC")
