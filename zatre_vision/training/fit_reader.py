@@ -19,8 +19,10 @@ Steps, each on the same located boards (the reader's own fit, proved against the
    at 5 or more, over every board (a board fitted a cell off is the locator's error, but a
    higher bar leaves more of its cells uncertain instead of silently wrong; the card
    reports the silent cells on aligned and misaligned boards apart);
-3. **ablation**: each pass and extra threshold switched off in turn; it stays only where
-   switching it off costs silent cells, boards with 5 or more of them, or exact boards.
+3. **ablation**: each pass and extra threshold switched off in turn; it goes only where
+   switching it off gains exact boards and costs no silent cell nor board with 5 or
+   more (a pass that changes nothing on the split guards against what the split lacks,
+   and stays).
 The card records the fitted values, the ablation table, the fitting split, the command,
 commit, machine and wall time.
 """
@@ -392,7 +394,10 @@ def fit_decision(judge: Judge, calibration, start, log=print):
     for name, change in ABLATIONS:
         trial = replace(cfg, **change)
         fig = judge.figures(trial, calibration)
-        pays = not fig.better_or_equal(base)
+        # a pass goes only where switching it off gains exact boards and costs no silent
+        # cell: one that changes nothing on the split is a guard against what the split
+        # lacks, and stays (a silent error is the worst failure)
+        pays = not (fig.better_or_equal(base) and fig.exact > base.exact)
         ablation.append({"switched off": name, **fig.row(), "kept": pays})
         log(f"fit_reader: without {name}: {fig.row()} -> {'kept' if pays else 'dropped'}")
         if not pays:
