@@ -106,7 +106,12 @@ def test_every_print_is_found_read_and_named(reader, name):
         wrong = [c for c, v in res.cells.items() if truth["cells"].get(c) != v]
         missed = [c for c in truth["cells"] if c not in res.cells and c not in res.uncertain]
         assert not wrong and not missed
-        assert len(res.uncertain) <= 2
+        # a good fit reads nearly every cell; a poor one (half a cell off or more) must
+        # show as doubt, never as a wrong value (asserted above)
+        if err / res.model.cell_size_px() < 0.5:
+            assert len(res.uncertain) <= 2
+        else:
+            assert res.uncertain
         assert name in res.print_proof.prints and res.board_print in res.print_proof.prints
         if name in DISTINCT:
             assert res.board_print == name
