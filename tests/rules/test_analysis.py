@@ -27,6 +27,7 @@ from zatre_vision.simulate import Simulation
 
 from . import oracle
 from .bag_hands import hands_from_bag
+from .positions import board_of, sheet_of
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -41,17 +42,6 @@ def position(seed: int, turns: int) -> tuple[tuple[tuple[str, int], ...], tuple[
     return (tuple(sorted(game.board.to_dict().items())),
             (sheet.crosses,) + tuple(tuple(sheet.columns[s]) for s in (10, 11, 12)))
 
-
-def board_of(cells) -> Board:
-    board = Board()
-    for name, value in cells:
-        board.put(cell_index(name), value)
-    return board
-
-
-def sheet_of(columns) -> ScoreSheet:
-    crosses, tens, elevens, twelves = columns
-    return ScoreSheet.from_columns(crosses, list(tens), list(elevens), list(twelves))
 
 
 def measures(board: Board, sheet: ScoreSheet, placed: dict[str, int]) -> tuple[int, float]:

@@ -14,15 +14,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from zatre_vision.bench.analysis_bench import _blob as blob
 from zatre_vision.rules import Board, ScoreSheet, check_turn
 from zatre_vision.rules.analysis import analyse_record, search_moves, step_budget, turn_points
-from zatre_vision.rules.board import NAMES, NEIGHBOURS, START, cell_index
+from zatre_vision.rules.board import NAMES
 from zatre_vision.rules.moves import legal_index_placements, sheet_value
 from zatre_vision.rules.record import parse_record
 from zatre_vision.rules.search import BudgetSpent, StepBudget
 from zatre_vision.rules.sheet import SUMS
 from zatre_vision.rules.tiles import TILE_SET
 from zatre_vision.simulate import Simulation
+
+from .positions import board_of, sheet_of
 
 
 @lru_cache(maxsize=64)
@@ -33,17 +36,6 @@ def position(seed: int, turns: int):
             (game.seats[1].sheet.crosses,) + tuple(tuple(game.seats[1].sheet.columns[s])
                                                    for s in SUMS))
 
-
-def board_of(cells) -> Board:
-    board = Board()
-    for name, value in cells:
-        board.put(cell_index(name), value)
-    return board
-
-
-def sheet_of(columns) -> ScoreSheet:
-    crosses, tens, elevens, twelves = columns
-    return ScoreSheet.from_columns(crosses, list(tens), list(elevens), list(twelves))
 
 
 @st.composite
@@ -129,23 +121,12 @@ def test_another_line_or_cross_never_lowers_either_measure(crosses, tens, eleven
     assert high[0] >= low[0] and high[1] >= low[1] - 1e-12
 
 
-def _blob(n: int) -> dict[str, int]:
-    order, seen, i = [START], {START}, 0
-    while len(order) < n:
-        for m in NEIGHBOURS[order[i]]:
-            if m not in seen and len(order) < n:
-                seen.add(m)
-                order.append(m)
-        i += 1
-    return {NAMES[c]: 1 for c in order}
-
-
 @pytest.mark.parametrize("n", [8, 11, 12, 100])
 def test_a_runaway_first_turn_is_judged_but_not_searched(n):
     """Issue 54: 8 to 12 tiles on the first turn took 0.4 to 21.6 s and up to 1.65 GB
     (100 tiles: killed at 6 GB). The turn broke a rule, so it is not searched."""
     record = parse_record({"players": ["Ann", "Ben"], "turns": [
-        {"player": "Ann", "placed": _blob(n)},
+        {"player": "Ann", "placed": {name: 1 for name in blob(n)}},
         {"player": "Ann", "placed": {"H8": 6, "H7": 5, "G7": 5}}]})
     turns = analyse_record(record).turns
     assert not turns[0].legal and turns[0].placements == 0 and turns[0].best_points is None
