@@ -168,12 +168,7 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
     history: list[dict] = []
     resumed = ckpt.load(checkpoint, asdict(cfg), progress)
     if resumed is not None:
-        model.load_state_dict(resumed["model"])
-        opt.load_state_dict(resumed["optimiser"])
-        sched.load_state_dict(resumed["scheduler"])
-        g.set_state(resumed["generator"])
-        ckpt.set_rng_state(resumed["torch_rng"])
-        history = resumed["history"]
+        history = ckpt.restore(resumed, model, opt, sched, g)
         if progress:
             print(f"resuming after board epoch {len(history)} of {cfg.epochs} ({checkpoint})",
                   file=sys.stderr)

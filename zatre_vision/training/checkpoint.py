@@ -67,3 +67,14 @@ def set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["cpu"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def restore(state: dict, model, optimiser, scheduler, generator) -> list[dict]:
+    """Put a loaded checkpoint back into a training run (weights, optimiser, schedule,
+    the run's generator and torch's global ones); returns its history."""
+    model.load_state_dict(state["model"])
+    optimiser.load_state_dict(state["optimiser"])
+    scheduler.load_state_dict(state["scheduler"])
+    generator.set_state(state["generator"])
+    set_rng_state(state["torch_rng"])
+    return state["history"]

@@ -95,25 +95,17 @@ class Case:
     index: int = 0
 
 
-def _labels(truth: dict) -> np.ndarray:
-    from ..vision.geometry import CELL_NAMES
-    from ..vision.reading.classify import OCCLUDED
-
-    hidden = set(truth.get("hidden", []))
-    cells = truth.get("cells", {})
-    return np.array([OCCLUDED if n in hidden else int(cells.get(n, 0)) for n in CELL_NAMES])
-
-
 def locate_case(reader, image: np.ndarray, truth: dict) -> Case:
     """The reader's own location of one photo (``_models`` and ``_proved_reading``, as
     ``BoardReader.read`` does), kept for the decision to be tried on again and again."""
     import cv2
 
+    from ..vision.bench import _truth_labels
     from ..vision.reader import work_image
     from ..vision.reading.cell_evidence import sharpness
     from ..vision.reading.cells import ALL_CELLS
 
-    labels = _labels(truth)
+    labels = _truth_labels(truth)
     work, f = work_image(image)
     grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
     candidates, source = reader._models(work, grey)

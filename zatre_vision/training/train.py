@@ -337,12 +337,8 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True, cache: Path | None
     first = 0
     train_before = 0.0          # seconds of training in the runs before a resumption
     if resumed is not None:
-        model.load_state_dict(resumed["model"])
-        opt.load_state_dict(resumed["optimiser"])
-        sched.load_state_dict(resumed["scheduler"])
-        g.set_state(resumed["generator"])
-        ckpt.set_rng_state(resumed["torch_rng"])
-        history, first = resumed["history"], len(resumed["history"])
+        history = ckpt.restore(resumed, model, opt, sched, g)
+        first = len(history)
         train_before = resumed["train_seconds"]
         if progress:
             print(f"resuming after epoch {first} of {epochs} ({checkpoint})", file=sys.stderr)
