@@ -162,3 +162,16 @@ def test_every_command_example_works(name, block, zatre_on_path, tmp_path):
                                       "--validate-config"], cwd=tmp_path, env=zatre_on_path,
                                      capture_output=True, text=True, timeout=120)
                 assert res.returncode == 0, f"{name}: zatre {' '.join(call)}: {res.stderr}"
+
+
+def _codes(text: str) -> list[str]:
+    return re.findall(r"^- `([a-z0-9-]+)`", text, re.MULTILINE)
+
+
+def test_the_readme_lists_every_violation_code_of_the_manual():
+    """contracts.md: the README lists every violation code with one line each."""
+    readme = _codes((ROOT / "README.md").read_text(encoding="utf-8"))
+    manual = _codes((ROOT / "docs" / "zatre-command.md").read_text(encoding="utf-8"))
+    assert "line-over-12" in manual and "tile-not-in-hand" in manual
+    assert len(readme) == len(set(readme)), "a code listed twice in the README"
+    assert set(manual) <= set(readme), set(manual) - set(readme)
