@@ -41,8 +41,11 @@ def stubs(tmp_path):
     fit.write_text(FIT_STUB)
     gate.write_text(GATE_STUB)
     return {
-        "fit": ["--fit-command", f"{{python}} {fit} --model {{pips}} --photos {{fit_photos}}"],
-        "fit_fails": ["--fit-command", "{python} -c \"import sys; print('no fit today'); "
+        # the ablation of the board search's fallbacks: tests/vision/test_fit_locator.py
+        "fit": ["--locate-command", "{python} -c \"print('fallbacks: {board} {locate_photos}')\"",
+                "--fit-command", f"{{python}} {fit} --model {{pips}} --photos {{fit_photos}}"],
+        "fit_fails": ["--locate-command", "{python} -c \"print('fallbacks')\"",
+                      "--fit-command", "{python} -c \"import sys; print('no fit today'); "
                                        "sys.exit(4)\""],
         "gate": ["--gate-command", f"{{python}} {gate} {{pips}} --board-model {{board}} "
                                    "{quick} --out {gate_out} --exit 0"],
@@ -210,3 +213,20 @@ def test_an_unexpected_error_is_one_line_and_the_run_stays_resumable(tmp_path, c
     assert "No space left" in (run / "logs" / "error.log").read_text()
     state = json.loads((run / "state.json").read_text())
     assert state["steps"] == {} and len(state["runs"]) == 1
+
+
+def test_a_resumed_step_scales_the_estimates_by_the_share_it_made():
+    """A step resumed with 90 of 100 photos in the cache took 10 s for its last 10: the
+    steps after it are estimated at the speed of those 10, not of the whole step (the
+    run of 2026-11-28 was told 3 minutes were left before 80 minutes of training)."""
+    from zatre_vision.training.run_clock import RunClock
+
+    t = [0.0]
+    out = io.StringIO()
+    c = RunClock({"render": 100.0, "train": 200.0}, out, every=0.0, now=lambda: t[0])
+    c.begin("render")
+    t[0] = 10.0
+    c.advance(100, 100, "photos", fresh=10)                 # 1 photo/s, as estimated
+    c.end("render")
+    c.begin("train")
+    assert out.getvalue().splitlines()[-1].count("run ~0:03:20 left") == 1

@@ -91,7 +91,7 @@ def test_a_texture_fit_away_from_the_networks_board_is_not_taken(photos, monkeyp
         locator = _misled(monkeypatch, BoardOutline(outline, 0.95))
         monkeypatch.setattr(locator, "_best_fit", lambda grey, outline: None)
         monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
-        monkeypatch.setattr(fb, "texture_fit", lambda grey: right)
+        monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: right)
         assert locator.locate(img).method == method
 
 
@@ -128,7 +128,7 @@ def test_a_faint_texture_fit_needs_a_faint_network_fit_on_the_same_grid(
     box = _bulging(truth, 3.0, cell)
     locator = _misled(monkeypatch, BoardOutline(box, 0.95))
     monkeypatch.setattr(fb, "settled_fit", lambda grey, starts, polish=True: _faint(net_fit, 0.45))
-    monkeypatch.setattr(fb, "texture_fit", lambda grey: _faint(right, 0.5))
+    monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: _faint(right, 0.5))
     monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
     found = locator.locate(img)
     if witness:
@@ -149,7 +149,7 @@ def test_a_texture_fit_inside_the_outline_stands_alone_from_its_own_bar(
     locator = _misled(monkeypatch, BoardOutline(_bulging(truth, 3.0, cell), 0.95))
     monkeypatch.setattr(fb, "settled_fit", lambda grey, starts, polish=True: _faint(
         shift_model(right, 2, 1), 0.45))
-    monkeypatch.setattr(fb, "texture_fit", lambda grey: _faint(right, score))
+    monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: _faint(right, score))
     monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
     found = locator.locate(img)
     assert found.method == ("texture" if above else "none")
@@ -200,7 +200,7 @@ def test_a_faint_result_is_replaced_only_by_a_texture_fit_on_another_grid(
                         lambda image: BoardOutline(_bulging(truth, 3.0, cell), 0.95))
     monkeypatch.setattr(locator, "_searched", lambda image, grey, outline, fit: fb.Located(
         LocateResult(searched, 0.55, 100, ((searched, 0.55),)), "classical"))
-    monkeypatch.setattr(fb, "texture_fit", lambda grey: right)
+    monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: right)
     found = locator.locate(img)
     assert found.method == method
     assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3 + cells_off

@@ -96,23 +96,18 @@ class Case:
 
 
 def locate_case(reader, image: np.ndarray, truth: dict) -> Case:
-    """The reader's own location of one photo (``_models`` and ``_proved_reading``, as
+    """The reader's own location of one photo (``BoardReader.locate``, as
     ``BoardReader.read`` does), kept for the decision to be tried on again and again."""
-    import cv2
-
     from ..vision.bench import _truth_labels
-    from ..vision.reader import work_image
     from ..vision.reading.cell_evidence import sharpness
     from ..vision.reading.cells import ALL_CELLS
 
     labels = _truth_labels(truth)
-    work, f = work_image(image)
-    grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    candidates, source = reader._models(work, grey)
-    chosen, _ = reader._proved_reading(work, grey, candidates, source)
-    if chosen is None:
+    located = reader.locate(image)
+    found, f = located.board, located.scale
+    if not found.found:
         return Case(False, labels)
-    model, _, board, cr, _, _ = chosen
+    model, cr, board = found.model, found.reading.crops, found.reading.board
     corners = np.asarray(model.corners(), np.float64) / f
     err = np.linalg.norm(corners - np.asarray(truth["corners"], np.float64), axis=1).max()
     aligned = bool(err / (model.cell_size_px() / f) < ALIGNED_CELLS)
@@ -122,16 +117,20 @@ def locate_case(reader, image: np.ndarray, truth: dict) -> Case:
                 sharp < cfg.sharp_enough, sharp >= cfg.clear_sharpness)
 
 
-def _collect_one(job: tuple[str, FitSet, int, int, str | None]) -> list[Case]:
-    """Worker: render photos ``start..stop-1`` of one fitting set and locate them."""
+def _collect_one(job: tuple[str, FitSet, int, int, str | None, str | None]) -> list[Case]:
+    """Worker: render photos ``start..stop-1`` of one fitting set (or take them from the
+    photo cache, ``cache/SEED/NNNNNN.jpg``, which ``fit_locator`` shares) and locate
+    them."""
     import cv2
 
     from ..synth.photos import render_photo
     from ..synth.scene import Renderer
+    from ..vision.bench import _cached_photo
     from ..vision.reader import BoardReader
     from ..vision.reading.calibrated import ProbabilityCalibration
 
-    model, fit_set, start, stop, board_model = job
+    model, fit_set, start, stop, board_model, cache = job
+    folder = Path(cache) / str(fit_set.seed) if cache else None
     cv2.setNumThreads(1)
     cfg = fit_set.synth_config()
     renderer = Renderer(cfg, fit_set.seed, 1280, 960)
@@ -142,7 +141,8 @@ def _collect_one(job: tuple[str, FitSet, int, int, str | None]) -> list[Case]:
     games: dict = {}
     out = []
     for i in range(start, stop):
-        jpeg, truth = render_photo(renderer, cfg, fit_set.seed, i, games)
+        jpeg, truth = _cached_photo(folder, i, lambda i=i: render_photo(
+            renderer, cfg, fit_set.seed, i, games))
         if not truth["board_found"]:
             continue
         img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -153,16 +153,19 @@ def _collect_one(job: tuple[str, FitSet, int, int, str | None]) -> list[Case]:
 
 
 def collect(model: Path, photos: int, workers: int = 2, board_model: str | None = None,
-            progress: bool = True) -> list[Case]:
-    """``photos`` photos of each fitting set, located by the reader with ``model``."""
+            progress: bool = True, photo_cache: str | None = None) -> list[Case]:
+    """``photos`` photos of each fitting set, located by the reader with ``model``;
+    ``photo_cache``: a folder where the rendered photos are kept (and found)."""
     from multiprocessing import get_context
 
     chunk = 10
-    jobs = [(str(model), s, a, min(a + chunk, photos + 1), board_model)
+    jobs = [(str(model), s, a, min(a + chunk, photos + 1), board_model, photo_cache)
             for s in FIT_SETS for a in range(1, photos + 1, chunk)]
     cases: list[Case] = []
     t0 = time.perf_counter()
-    ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    # spawn, not fork: a fork of a process whose OpenCV or onnxruntime threads hold a
+    # lock deadlocks in the child (seen under pytest, where earlier tests read photos)
+    ctx = get_context("spawn")
     with ctx.Pool(max(1, workers)) as pool:
         for k, part in enumerate(pool.imap(_collect_one, jobs), 1):
             cases.extend(part)
@@ -418,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", default=None,
                     help="keep the located photos in this file and reuse them when it "
                          "exists (a refit skips rendering and locating)")
+    ap.add_argument("--photo-cache", default=None,
+                    help="keep the rendered photos here (fit_locator's --cache: the same "
+                         "photos are rendered once for both fits)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the fitted entry, leave the card as it is")
     args = ap.parse_args(argv)
@@ -442,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
             cases = pickle.load(fh)
         print(f"fit_reader: {len(cases)} located photos from {args.cases}", file=sys.stderr)
     if cases is None:
-        cases = collect(model, args.photos, args.workers, args.board_model)
+        cases = collect(model, args.photos, args.workers, args.board_model,
+                        photo_cache=args.photo_cache)
         if args.cases:
             import pickle
 

@@ -44,13 +44,22 @@ from pathlib import Path
 from .run_clock import RunClock, clock
 from .run_state import RunState, now_iso
 
-STEPS = ("render-pips", "render-board", "train-pips", "train-board", "fit", "gate", "land")
+STEPS = ("render-pips", "render-board", "train-pips", "train-board", "fit-locate", "fit",
+         "gate", "land")
 REPO = Path(__file__).resolve().parents[2]
 
-#: the commands of the fit and the gate; {python}, {pips}, {board}, {fit_photos},
-#: {gate_out} and {quick} ("--quick" or nothing) are filled in
+#: the commands of the fits and the gate; {python}, {pips}, {board}, {fit_photos},
+#: {locate_photos}, {run}, {gate_out} and {quick} ("--quick" or nothing) are filled in.
+#: The board search's fallbacks are fitted first (on the candidate board network), then
+#: the pip reader's decision with the candidate board network locating
+LOCATE_COMMAND = ("{python}", "-m", "zatre_vision.training.fit_locator", "--board-model",
+                  "{board}", "--photos", "{locate_photos}", "--cache", "{run}/fit-photos")
 FIT_COMMAND = ("{python}", "-m", "zatre_vision.training.fit_reader", "--model", "{pips}",
-               "--photos", "{fit_photos}")
+               "--board-model", "{board}", "--photos", "{fit_photos}", "--photo-cache",
+               "{run}/fit-photos")
+#: photos per fitting set for the fallbacks' ablation (``--quick``: 10); the decision's
+#: fit takes the same photos from the shared cache
+LOCATE_PHOTOS, LOCATE_PHOTOS_QUICK = 120, 10
 GATE_COMMAND = ("{python}", "-m", "zatre_vision", "bench", "gate", "{pips}", "--board-model",
                 "{board}", "{quick}", "--out", "{gate_out}")
 #: the gate's exit status for "the candidate is worse" (any other non-zero is an error)
@@ -98,6 +107,7 @@ class Paths:
 
 @dataclass(frozen=True)
 class Commands:
+    locate: tuple[str, ...] = LOCATE_COMMAND
     fit: tuple[str, ...] = FIT_COMMAND
     gate: tuple[str, ...] = GATE_COMMAND
 
@@ -300,6 +310,9 @@ class Run:
         return {"python": sys.executable, "pips": str(self.paths.candidate("pips")),
                 "board": str(self.paths.candidate("board")),
                 "fit_photos": str(self.recipe.fit_photos),
+                "locate_photos": str(LOCATE_PHOTOS_QUICK if self.recipe.gate_quick
+                                     else LOCATE_PHOTOS),
+                "run": str(self.paths.run),
                 "gate_out": str(self.paths.gate_out),
                 "quick": "--quick" if self.recipe.gate_quick else ""}
 
@@ -322,6 +335,12 @@ class Run:
                 print(f"  {name} | {line.rstrip()}", file=self.out, flush=True)
                 tail = (tail + [line.rstrip()])[-TAIL_LINES:]
         return proc.wait(), tail, shown
+
+    def step_fit_locate(self) -> dict:
+        rc, tail, shown = self._command("fit-locate", self.commands.locate)
+        if rc != 0:
+            raise StepFailed(f"{shown} exited {rc}: {tail[-1] if tail else 'no output'}")
+        return {"command": shown}
 
     def step_fit(self) -> dict:
         rc, tail, shown = self._command("fit", self.commands.fit)
@@ -433,6 +452,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--world", default=None,
                     help="the renderer's ranges for the pip photos (a SynthConfig factory; "
                          "default real_room; 'default' is SynthConfig())")
+    ap.add_argument("--locate-command", default=None,
+                    help="instead of fit_locator (placeholders {python} {board} "
+                         "{locate_photos} {run})")
     ap.add_argument("--fit-command", default=None,
                     help="instead of fit_reader (placeholders {python} {pips} {fit_photos})")
     ap.add_argument("--gate-command", default=None,
@@ -480,6 +502,8 @@ def main(argv: list[str] | None = None) -> int:
                         a.gate_table or (folder / "landed" / "gate.md" if a.quick else None),
                         a.cache)
     commands = Commands(
+        locate=(tuple(shlex.split(a.locate_command)) if a.locate_command
+                else LOCATE_COMMAND),
         fit=tuple(shlex.split(a.fit_command)) if a.fit_command else FIT_COMMAND,
         gate=tuple(shlex.split(a.gate_command)) if a.gate_command else GATE_COMMAND)
     command = "python -m zatre_vision.training.make_models " + " ".join(

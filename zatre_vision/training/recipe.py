@@ -41,8 +41,12 @@ BOARD_PHOTO_CORE_S = 227.5 * 2 / 4200
 BOARD_PHOTO_EPOCH_S = (1256.5 - 227.5) / (14 * 4000)
 #: not measured yet (the fit and the gate are written beside this): what the estimate
 #: keeps for them until a run measures them
-FIT_S = 600.0
+FIT_S, FIT_S_PHOTOS = 600.0, 240
 GATE_S = 900.0
+#: the fallbacks' ablation (``fit_locator``, 120 photos a set, rendered here and shared
+#: with the decision's fit): 200 photos a set took 644 s for rendering and its seven
+#: arms, on 2026-11-28 with training beside it; the later arms about 0.13 s a photo
+FIT_LOCATE_S = 450.0
 #: what ``make models`` may take here, all steps together
 BUDGET_S = 2 * 3600.0
 
@@ -52,7 +56,7 @@ class Recipe:
     pips: TrainConfig
     board: BoardTrainConfig
     #: photos the decision is fitted on (``fit_reader --photos``)
-    fit_photos: int = 240
+    fit_photos: int = 120
     #: the gate's short form (``zatre bench gate --quick``)
     gate_quick: bool = False
 
@@ -132,7 +136,8 @@ def estimate(recipe: Recipe) -> dict[str, float]:
         "render-board": (b.photos + b.val_photos) * BOARD_PHOTO_CORE_S / max(1, b.workers),
         "train-pips": p.epochs * crops * PIPS_CROP_EPOCH_S,
         "train-board": b.epochs * b.photos * BOARD_PHOTO_EPOCH_S,
-        "fit": FIT_S * recipe.fit_photos / DEFAULT.fit_photos,
+        "fit-locate": FIT_LOCATE_S / (20 if recipe.gate_quick else 1),
+        "fit": FIT_S * recipe.fit_photos / FIT_S_PHOTOS,
         "gate": GATE_S / (4 if recipe.gate_quick else 1),
         "land": 1.0,
     }

@@ -35,6 +35,9 @@ class RunClock:
         self.measured: dict[str, tuple[float, float]] = {}   # step -> (seconds, estimate)
         self.done_steps: set[str] = set()
         self.left = 0.0
+        #: the share of the current step this run made (a resumed step finds most of its
+        #: work done; its time says nothing of the rest of the estimate)
+        self.share = 1.0
 
     def elapsed(self) -> float:
         return self.now() - self.t0
@@ -51,7 +54,7 @@ class RunClock:
         return self.speed() * sum(self.estimates[s] for s in rest)
 
     def begin(self, step: str, note: str = "") -> None:
-        self.step, self.step_t0 = step, self.now()
+        self.step, self.step_t0, self.share = step, self.now(), 1.0
         self.left = self.speed() * self.estimates.get(step, 0.0)
         self._print(f"{step} started{': ' + note if note else ''}", force=True)
 
@@ -61,6 +64,8 @@ class RunClock:
         were made by this run (the rate counts only those; default all)."""
         spent = self.now() - self.step_t0
         made = done if fresh is None else fresh
+        if total:
+            self.share = min(1.0, max(0.0, (total - (done - made)) / total))
         if made > 0 and spent > 0:
             rate = made / spent
             self.left = (total - done) / rate
@@ -75,7 +80,7 @@ class RunClock:
 
     def end(self, step: str, note: str = "") -> None:
         seconds = self.now() - self.step_t0
-        self.measured[step] = (seconds, self.estimates.get(step, 0.0))
+        self.measured[step] = (seconds, self.share * self.estimates.get(step, 0.0))
         self.done_steps.add(step)
         self.step, self.left = None, 0.0
         self._print(f"{step} finished in {clock(seconds)}{': ' + note if note else ''}",

@@ -123,7 +123,9 @@ def run_gate(candidate: Path, candidate_board: Path | None, committed: Path,
     try:
         jobs = [(gs, pairs, scale, str(outside) if outside else None, cache_root)
                 for gs in sets]
-        ctx = get_context("fork")
+        # spawn, not fork: a fork of a process whose OpenCV or onnxruntime threads hold
+        # a lock deadlocks in the child (seen under pytest after other tests read photos)
+        ctx = get_context("spawn")
         with ctx.Pool(max(1, workers)) as pool:
             for name, out in pool.imap(_run_set, jobs):
                 if out is None:

@@ -29,16 +29,16 @@ from ..board_prints import PrintProfileError, load_prints
 from .geometry import CELL_NAMES, IS_LIGHT, GridModel, reading_key
 from .location import (
     DEFAULT_BOARD_MODEL,
+    Board,
     BoardLocator,
+    BoardModelError,
     Calibration,
     PrintExpectation,
-    Proof,
     ProofConfig,
-    by_print,
-    closest_print,
+    ProofSetup,
+    ProvedOnce,
     expectations,
     locate_board,
-    prove,
 )
 from .reading.cell_evidence import (
     TOUCHING,
@@ -317,8 +317,6 @@ class ReaderConfig:
         return out
 
 
-#: at most this many of the locator's fits are read and compared
-MAX_CANDIDATES = 3
 #: cells read below this top-class probability are read again from crops moved by one
 #: pixel (0.05 cell) in each direction, and the nine readings averaged (``steadied``).
 #: (Training smooths the labels by 0.02, so a sure reading tops out near 0.98: at 0.97
@@ -426,6 +424,27 @@ def work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
                       interpolation=cv2.INTER_AREA), f
 
 
+@dataclass(frozen=True)
+class CellReading:
+    """The classifier's reading of one candidate fit: ``quality`` (mean log of each
+    cell's top probability: how confidently its cells read), the rectified board, its
+    193 crops and their probabilities."""
+    quality: float
+    board: np.ndarray
+    crops: np.ndarray
+    probs: np.ndarray
+
+
+@dataclass(frozen=True)
+class Location:
+    """``BoardReader.locate``'s answer: the frame as the reader works on it, in grey,
+    the factor it was reduced by, and the board found (``location.Board``)."""
+    work: np.ndarray
+    grey: np.ndarray
+    scale: float
+    board: Board
+
+
 class BoardReader:
     def __init__(self, model_path: Path | str = DEFAULT_MODEL, threads: int = 1,
                  calibration: Calibration | None = None, markers: bool = False,
@@ -446,7 +465,10 @@ class BoardReader:
         #: come from it, every decision below weighs them as it would the network's
         attach(self.classifier, tiles)
         #: without the board model (None, or its file missing) the classical search runs
-        self.locator = BoardLocator(board_model_path, threads)
+        try:
+            self.locator = BoardLocator(board_model_path, threads)
+        except BoardModelError as exc:   # a card whose search switches are unusable
+            raise ModelError(str(exc)) from None
         self.calibration = calibration
         self.markers = markers
         if config is None:
@@ -463,8 +485,7 @@ class BoardReader:
         self.config = config
         #: the calibration whose grid last proved itself (a fixed camera's grid is
         #: checked once, not every frame), and the print it proved
-        self._proved_calibration: Calibration | None = None
-        self._calibration_print: str | None = None
+        self._proved = ProvedOnce()
         #: the board prints a fit may prove itself against (``calibration/prints/``),
         #: Peri's first; without the profiles, Peri's expectation alone
         try:
@@ -498,61 +519,29 @@ class BoardReader:
     print_proof = _setting("print_proof")
 
     # -- geometry ----------------------------------------------------------------------
-    def _models(self, work: np.ndarray, grey: np.ndarray
-                ) -> tuple[list[tuple[GridModel, float]], str]:
-        """Candidate grid models (best first) and where they came from
-        (``location.locate_board``). ``work`` is already undistorted when the
-        calibration has lens intrinsics (``read``); ``grey`` is ``work`` in grey."""
-        candidates, source = locate_board(work, grey, self.locator, self.calibration,
-                                          self.markers, self.moved_contrast)
-        return candidates[:MAX_CANDIDATES], source
+    def locate(self, image: np.ndarray) -> Location:
+        """Where the board is in ``image``: the frame as the reader works on it (reduced,
+        undistorted where the calibration has lens intrinsics), and the board the four
+        steps of ``location.locate_board`` found there (propose, refine by the
+        classifier's reading, prove against the prints, pick)."""
+        work, f = work_image(image)
+        if self.calibration is not None and self.calibration.camera_matrix is not None:
+            work = self.calibration.undistort(work)
+        grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        setup = (None if self.print_proof is None else
+                 ProofSetup(self.print_proof, self.print_expectations, self.prints))
+        board = locate_board(work, grey, self.locator,
+                             lambda model: self._read_cells(grey, model), setup,
+                             self.calibration, self.markers, self.moved_contrast,
+                             self._proved)
+        return Location(work, grey, f, board)
 
-    def _proved_reading(self, work: np.ndarray, grey: np.ndarray,
-                        candidates: list[tuple[GridModel, float]], source: str
-                        ) -> tuple[tuple | None, Proof | None]:
-        """Rectify and classify each candidate fit, then take the one whose cells the
-        classifier reads most confidently among those that prove themselves against
-        the print (``print_proof.prove``, tried in that order; a fit one cell off is
-        moved onto the grid it proves, its corners labelled again by the print
-        (``orient.by_print``: the label and logo were looked for where the fit put
-        them), and read again there). Returns (model, locate
-        score, rectified board, crops, probabilities, proof), or None and the last
-        proof that failed. A saved calibration's grid is proved once, not every
-        frame."""
-        readings = []
-        for model, score in candidates:
-            board, cr, probs = self._read_cells(grey, model)
-            quality = float(np.mean(np.log(probs.max(axis=1) + 1e-6)))
-            readings.append((quality, model, score, board, cr, probs))
-        readings.sort(key=lambda r: -r[0])
-        unchecked = self.print_proof is None or (
-            source == "calibration" and self._proved_calibration is self.calibration)
-        failed = None
-        for _, model, score, board, cr, probs in readings:
-            if unchecked:
-                return (model, score, board, cr, probs, None), None
-            proof = prove(grey, model, self.print_proof, self.print_expectations)
-            if not proof.proved:
-                failed = proof
-                continue
-            if proof.moved != (0, 0):
-                model = by_print(work, proof.model)
-                board, cr, probs = self._read_cells(grey, model)
-            named = closest_print(work, model, [self.prints[n] for n in proof.prints
-                                                if n in self.prints])
-            if named is not None:
-                proof = replace(proof, board_print=named)
-            if source == "calibration":
-                self._proved_calibration = self.calibration
-                self._calibration_print = proof.board_print
-            return (model, score, board, cr, probs, proof), None
-        return None, failed
-
-    def _read_cells(self, grey: np.ndarray, model: GridModel
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _read_cells(self, grey: np.ndarray, model: GridModel) -> CellReading:
         board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))
         cr = crops(board)
-        return board, cr, self.classifier.probabilities(cr, ALL_CELLS)
+        probs = self.classifier.probabilities(cr, ALL_CELLS)
+        return CellReading(float(np.mean(np.log(probs.max(axis=1) + 1e-6))), board, cr,
+                           probs)
 
     def steadied(self, board: np.ndarray, probs: np.ndarray,
                  cr: np.ndarray | None = None) -> np.ndarray:
@@ -683,16 +672,13 @@ class BoardReader:
         each, prove (the fit against the print; ``_proved_reading``), steady the
         doubtful readings, decide, refine (the re-reading passes, ``refine``)."""
         t0 = time.perf_counter()
-        work, f = work_image(image)
-        if self.calibration is not None and self.calibration.camera_matrix is not None:
-            work = self.calibration.undistort(work)
-        grey = work if work.ndim == 2 else cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-        candidates, source = self._models(work, grey)                        # locate
-        chosen, failed = self._proved_reading(work, grey, candidates, source)
-        if chosen is None:
+        located = self.locate(image)                                         # locate
+        found, f = located.board, located.scale
+        if not found.found:
             return ReadResult(False, elapsed_ms=(time.perf_counter() - t0) * 1000,
-                              source=source, print_proof=failed)
-        model, score, board, cr, probs, proof = chosen
+                              source=found.source, print_proof=found.proof)
+        model, score, proof = found.model, found.score, found.proof
+        board, cr, probs = found.reading.board, found.reading.crops, found.reading.probs
         sharp = sharpness(board)
         blurred = sharp < self.config.sharp_enough
         clear = sharp >= self.config.clear_sharpness
@@ -708,11 +694,9 @@ class BoardReader:
                           for x, y in model.corners()]
         result.model = model
         result.locate_score = score
-        result.source = source
+        result.source = found.source
         result.print_proof = proof
-        result.board_print = (proof.board_print if proof is not None
-                              else self._calibration_print if source == "calibration"
-                              else None)
+        result.board_print = found.board_print
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 

@@ -1,28 +1,27 @@
-"""Board location: one frame in, candidate grid fits and their evidence out.
+"""Board location: one frame in, the proved board grid out.
 
-The entry point is ``locate_board(work, grey, locator, calibration, markers)``: the
-grid fits for one frame, best first, and where they came from (a saved calibration
-that still fits, ArUco markers, or the search of ``BoardLocator``: board network +
-grid fit, classical search as fallback). Code outside this package imports only from
-here (``tests/test_import_graph.py`` checks it); the names below are the entry point,
-the types it takes and returns, and the companions a caller needs around it: the saved
-calibration file, the check of a fit against the board's prints (``prove``, with
-each print profile's ``expectations``; ``closest_print`` names the print by its
-colours) and the corner labelling by the print (``by_print``), and the board network's
-input for training.
+The entry point is ``locate_board`` (``pipeline.py``), in four steps: **propose**
+candidate fits (a saved calibration that still fits, ArUco markers, or the search of
+``BoardLocator``: board network + grid fit, then its switchable fallbacks, see
+``fallbacks.py``), **refine** them (the best few, read by the caller and ordered by
+how confidently their cells read), **prove** each against the board prints
+(``print_proof.prove``, with each print profile's ``expectations``; a fit one cell off
+moved onto the grid it proves; ``closest_print`` names the print by its colours), and
+**pick** the first that proves itself, or say "no board". Code outside this package
+imports only from here (``tests/test_import_graph.py`` checks it); the names below are
+the entry point and its steps, the types they take and return, and the companions a
+caller needs around them: the saved calibration file, the corner labelling by the
+print (``by_print``), and the board network's input for training.
 
-Inside: ``find_board`` (``BoardLocator``: network first, classical second), ``board_net``
-(the learned outline), ``grid_fit`` (corners to grid lines), ``locate`` (classical
-search and line evidence), ``border`` (a fit whole cells off), ``orient`` (which way
-round), ``quads``, ``markers``, ``calibration``, ``print_proof`` and ``print_colours``. The shared
-vocabulary (``GridModel``, cell names) is ``vision/geometry.py``.
+Inside: ``find_board`` (``BoardLocator``: network first, fallbacks second),
+``fallbacks`` (their switches, from the board model's card), ``board_net`` (the
+learned outline), ``grid_fit`` (corners to grid lines), ``locate`` (classical search
+and line evidence), ``border`` (a fit whole cells off), ``orient`` (which way round),
+``quads``, ``markers``, ``calibration``, ``print_proof`` and ``print_colours``. The
+shared vocabulary (``GridModel``, cell names) is ``vision/geometry.py``.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
-
-import numpy as np
 
 from ..geometry import GridModel
 from .board_net import (
@@ -43,48 +42,35 @@ from .calibration import (
     line_score,
     make_calibration,
 )
+from .fallbacks import ABOUT as FALLBACKS_ABOUT
+from .fallbacks import FallbacksError, LocateFallbacks
 from .find_board import BoardLocator, Located
 from .locate import LocateResult
 from .markers import locate_with_markers
 from .orient import by_print
+from .pipeline import (
+    MAX_CANDIDATES,
+    Board,
+    ProofSetup,
+    Proposals,
+    ProvedOnce,
+    locate_board,
+    pick,
+    propose,
+    prove_fit,
+    refine,
+)
 from .print_colours import closest as closest_print
 from .print_colours import observed as print_colours_seen
 from .print_proof import PrintExpectation, Proof, ProofConfig, expectations, prove
 
 __all__ = [
-    "DEFAULT_BOARD_MODEL", "INPUT_H", "INPUT_W", "OUT_STRIDE", "BoardFinder",
-    "BoardFits", "BoardLocator", "BoardModelError", "Calibration", "CalibrationError",
-    "GridModel", "LocateResult", "Located", "PrintExpectation", "Proof", "ProofConfig",
-    "board_moved", "by_print", "closest_print", "decode", "expectations",
+    "DEFAULT_BOARD_MODEL", "FALLBACKS_ABOUT", "INPUT_H", "INPUT_W", "MAX_CANDIDATES",
+    "OUT_STRIDE", "Board", "BoardFinder", "BoardLocator", "BoardModelError", "Calibration",
+    "CalibrationError", "FallbacksError", "GridModel", "LocateFallbacks", "LocateResult",
+    "Located", "PrintExpectation", "Proof", "ProofConfig", "ProofSetup", "Proposals",
+    "ProvedOnce", "board_moved", "by_print", "closest_print", "decode", "expectations",
     "print_colours_seen", "line_contrast", "line_score", "locate_board",
-    "locate_with_markers", "make_calibration", "net_input", "prove",
+    "locate_with_markers", "make_calibration", "net_input", "pick", "propose", "prove",
+    "prove_fit", "refine",
 ]
-
-
-class BoardFits(NamedTuple):
-    """What ``locate_board`` found: ``candidates`` (grid model, line score), best
-    first, empty when no board was found; ``source``: "calibration", "markers" or
-    "locate:<method>" (``Located.method``: "net", "texture", "classical", "none")."""
-    candidates: list[tuple[GridModel, float]]
-    source: str
-
-
-def locate_board(work: np.ndarray, grey: np.ndarray, locator: BoardLocator,
-                 calibration: Calibration | None = None, markers: bool = False,
-                 moved_contrast: bool = True) -> BoardFits:
-    """The grid fits for one frame. ``work``: the frame as the reader works on it
-    (already undistorted when ``calibration`` has lens intrinsics); ``grey``: ``work``
-    in grey. A saved ``calibration`` is taken as it stands unless the board has moved
-    (``board_moved``; ``moved_contrast`` adds its contrast test); then, with
-    ``markers``, four ArUco markers; then ``locator``'s search."""
-    h, w = work.shape[:2]
-    if calibration is not None and not board_moved(
-            work, calibration, contrast=moved_contrast):
-        return BoardFits([(calibration.model_for(w, h), calibration.line_score)],
-                         "calibration")
-    if markers:
-        r = locate_with_markers(work)
-        if r.found:
-            return BoardFits([(r.model, r.score)], "markers")
-    found = locator.locate(work, grey)
-    return BoardFits(list(found.result.candidates), f"locate:{found.method}")

@@ -175,6 +175,8 @@ class BoardFinder:
             size = tuple(card["input_size"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise BoardModelError(f"{card_path}: unusable model card ({exc})") from None
+        #: the model card (``find_board`` reads its ``locate_fallbacks``)
+        self.card: dict = card
         if size != (INPUT_W, INPUT_H):
             raise BoardModelError(f"{self.path}: input size {size} is not "
                                   f"{(INPUT_W, INPUT_H)}")

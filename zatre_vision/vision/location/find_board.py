@@ -49,6 +49,7 @@ from .border import (
     shifts_along_one_axis,
     shifts_towards_board,
 )
+from .fallbacks import FallbacksError, LocateFallbacks
 from .grid_fit import FitResult, fit_from_corners, score_corner_sets, score_model, shifted
 from .locate import LocateResult, coarse_grid_corners, locate, to_grey
 from .orient import by_print
@@ -278,7 +279,8 @@ def inside(quad: np.ndarray, model: GridModel) -> bool:
                                 (float(centre[0]), float(centre[1])), False) >= 0
 
 
-def texture_fit(grey: np.ndarray) -> FitResult | None:
+def texture_fit(grey: np.ndarray, fallbacks: LocateFallbacks | None = None
+                ) -> FitResult | None:
     """The best grid fit (``_rank``) started from the classical search's coarse
     outlines (``locate.coarse_grid_corners``: the region of strong small-scale contrast
     taken as the cardboard), each moved onto the board (``onto_the_board``) and, when
@@ -291,8 +293,10 @@ def texture_fit(grey: np.ndarray) -> FitResult | None:
         fit = settled_fit(grey, [corners])
         if fit is None:
             continue
-        fit = onto_the_board(grey, fit)
-        if not _good(fit):
+        fallbacks = fallbacks or LocateFallbacks()
+        if fallbacks.border_moves:
+            fit = onto_the_board(grey, fit)
+        if not _good(fit) and fallbacks.corner_moves:
             moved = one_corner_off(grey, fit.model.corners())
             if moved is not None and moved.score > fit.score:
                 fit = moved
@@ -305,7 +309,10 @@ class BoardLocator:
     """Finds the board in frames; loads the board network once (if present)."""
 
     def __init__(self, model_path: Path | str | None = DEFAULT_BOARD_MODEL,
-                 threads: int = 1):
+                 threads: int = 1, fallbacks: LocateFallbacks | None = None):
+        """``fallbacks``: which of the search's fallbacks run; without it, the board
+        model's card says (``LocateFallbacks.from_card``; all of them where it is
+        silent or there is no board model)."""
         self.finder: BoardFinder | None = None
         self.load_error: str | None = None
         if model_path is not None:
@@ -313,6 +320,13 @@ class BoardLocator:
                 self.finder = BoardFinder(model_path, threads)
             except BoardModelError as exc:
                 self.load_error = str(exc)
+        if fallbacks is None:
+            try:
+                fallbacks = LocateFallbacks.from_card(
+                    self.finder.card if self.finder is not None else None)
+            except FallbacksError as exc:
+                raise BoardModelError(f"{self.finder.path}.json: {exc}") from None
+        self.fallbacks = fallbacks
 
     def locate(self, image: np.ndarray, grey: np.ndarray | None = None) -> Located:
         """The board in ``image`` (BGR or grey); ``grey``: the frame already converted
@@ -325,19 +339,20 @@ class BoardLocator:
         faint = fit if fit is not None and fit.score >= MIN_SCORE_AGREEING else None
         if fit is not None and not self._accept(fit.score, fit.model, outline):
             fit = None
-        if fit is not None:
+        if fit is not None and self.fallbacks.border_moves:
             fit = onto_the_board(grey, fit)
         if fit is not None and _good(fit):
             return self._fit_result(image, fit)
         found = self._searched(image, grey, outline, fit)
         if ((not found.result.found or found.result.score < GOOD_SCORE)
+                and self.fallbacks.texture
                 and outline is not None and outline.confidence >= TEXTURE_MIN_CONFIDENCE):
             # nothing found, or only faint lines, where the network is fairly sure of a
             # board:
             # fits from the textured region's outline (``texture_fit``), which owe
             # nothing to the network's corners; one is taken where it lies on the
             # network's board (cloth grain alone can give a grid-like fit)
-            tex = texture_fit(grey)
+            tex = texture_fit(grey, self.fallbacks)
             if (tex is not None and inside(outline.corners, tex.model)
                     and (tex.score >= TEXTURE_MIN_SCORE or fits_agree(tex, faint))
                     and (not found.result.found or self._elsewhere(tex, found.result))):
@@ -357,10 +372,10 @@ class BoardLocator:
         classical search (a faint fit is often a cell or more off; the search then
         usually does better) and, where that finds nothing clear either, a second look
         from the network's outline (``_second_look``)."""
-        r = locate(grey)
+        r = locate(grey) if self.fallbacks.line_search else LocateResult(None, 0.0, 0)
         if fit is not None and (not r.found or r.score <= fit.score):
             return self._fit_result(image, fit)
-        if r.found:
+        if r.found and self.fallbacks.line_refit:
             r = self._refitted(grey, r)
         if ((not r.found or r.score < GOOD_SCORE) and outline is not None
                 and outline.confidence >= MIN_CONFIDENCE):
@@ -368,7 +383,9 @@ class BoardLocator:
             # misplaced a corner under a hand, which put every fit from it off
             fit = self._second_look(image, grey, outline)
             if fit is not None and (not r.found or fit.score > r.score):
-                return self._fit_result(image, onto_the_board(grey, fit))
+                if self.fallbacks.border_moves:
+                    fit = onto_the_board(grey, fit)
+                return self._fit_result(image, fit)
         if not r.found:
             return Located(r, "none")
         return Located(_oriented(image, r), "classical")
@@ -391,8 +408,10 @@ class BoardLocator:
         network's outline of the frame mirrored left to right (``mirrored_corners``: a
         second, differently wrong opinion where a sleeve or a lens bend misled the
         first)."""
+        if not self.fallbacks.corner_moves:
+            return None
         fit = one_corner_off(grey, outline.corners)
-        if fit is None and self.finder is not None:
+        if fit is None and self.finder is not None and self.fallbacks.mirrored:
             mirrored = mirrored_corners(self.finder, image)
             if mirrored is not None:
                 fit = one_corner_off(grey, mirrored)
