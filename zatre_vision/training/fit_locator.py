@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(entry, indent=1))
         return 0
     card["locate_fallbacks"] = entry
-    card_path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     table_path(board).write_text(table(entry), encoding="utf-8")
     print(f"fit_locator: {card_path} and {table_path(board)} written; "
           f"switches {switches.as_dict()}", file=sys.stderr)
