@@ -134,7 +134,10 @@ def test_held_tiles_name_their_turn_and_after_the_end_only_what_applies(server, 
     page.fill("#held-tiles", "6")
     page.click("#held-form button")
     page.wait_for_function("() => window.ZatreLive.state.held.Erik")
-    assert "kept back by Erik in turn 2" in page.inner_text("#toast")
+    # the toast comes with the POST's answer, which may land after the event stream's
+    # update on a busy machine: wait for it rather than read it at once
+    page.wait_for_function("() => (document.querySelector('#toast').innerText || '')"
+                           ".includes('kept back by Erik in turn 2')", timeout=10_000)
     # a refusal: a toast at the foot of the page, clear of the turn card
     page.evaluate("() => window.Zatre.post('/table/end-turn')")
     page.wait_for_selector("#toast.bad:not([hidden])")
