@@ -230,3 +230,20 @@ def test_a_resumed_step_scales_the_estimates_by_the_share_it_made():
     c.end("render")
     c.begin("train")
     assert out.getvalue().splitlines()[-1].count("run ~0:03:20 left") == 1
+
+
+def test_the_gate_reads_the_outside_renderers_photos_where_the_clone_has_them(tmp_path,
+                                                                            monkeypatch):
+    """The issue's gate runs on ``../shared/photos/outside-renderer`` where present:
+    the default gate command passes it as ``--folder``, and leaves it out where absent."""
+    from zatre_vision.training import make_models as mm
+    from zatre_vision.training.recipe import DEFAULT
+
+    run = mm.Run(DEFAULT, mm.Paths.under(tmp_path, None, None, None), mm.Commands(), "x")
+    photos = tmp_path / "outside"
+    monkeypatch.setattr(mm, "OUTSIDE_PHOTOS", photos)
+    assert not any(a.startswith("--folder") for a in
+                   mm.Commands.expand(mm.GATE_COMMAND, run._values()))
+    (photos / "set-a").mkdir(parents=True)
+    (photos / "set-a" / "truth.json").write_text("{}")
+    assert f"--folder={photos}" in mm.Commands.expand(mm.GATE_COMMAND, run._values())

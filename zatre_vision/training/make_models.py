@@ -61,7 +61,10 @@ FIT_COMMAND = ("{python}", "-m", "zatre_vision.training.fit_reader", "--model", 
 #: fit takes the same photos from the shared cache
 LOCATE_PHOTOS, LOCATE_PHOTOS_QUICK = 120, 10
 GATE_COMMAND = ("{python}", "-m", "zatre_vision", "bench", "gate", "{pips}", "--board-model",
-                "{board}", "{quick}", "--out", "{gate_out}")
+                "{board}", "{quick}", "{outside}", "--out", "{gate_out}")
+#: the outside renderer's photos, beside the checkout where a clone has them: the gate
+#: reads them too ({outside}: "--folder=PATH", or nothing where they are absent)
+OUTSIDE_PHOTOS = REPO.parent / "shared" / "photos" / "outside-renderer"
 #: the gate's exit status for "the candidate is worse" (any other non-zero is an error)
 GATE_REJECTS = 1
 #: output lines of a failed command kept for the message and REJECTED.txt
@@ -314,7 +317,9 @@ class Run:
                                      else LOCATE_PHOTOS),
                 "run": str(self.paths.run),
                 "gate_out": str(self.paths.gate_out),
-                "quick": "--quick" if self.recipe.gate_quick else ""}
+                "quick": "--quick" if self.recipe.gate_quick else "",
+                "outside": (f"--folder={OUTSIDE_PHOTOS}" if OUTSIDE_PHOTOS.is_dir()
+                            and any(OUTSIDE_PHOTOS.rglob("truth.json")) else "")}
 
     def _command(self, name: str, template: tuple[str, ...]) -> tuple[int, list[str], str]:
         """Run a step's command, its output echoed and logged; (status, tail, command)."""
@@ -459,7 +464,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="instead of fit_reader (placeholders {python} {pips} {fit_photos})")
     ap.add_argument("--gate-command", default=None,
                     help="instead of zatre bench gate (placeholders {python} {pips} {board} "
-                         "{quick} {gate_out}; exit 0 pass, 1 worse)")
+                         "{quick} {outside} {gate_out}; exit 0 pass, 1 worse)")
     ap.add_argument("--stop-after-epoch", type=int, default=None,
                     help="stop each training after this epoch, its checkpoint saved (tests "
                          "of the resumption)")
