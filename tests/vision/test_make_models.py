@@ -236,6 +236,7 @@ def test_the_gate_reads_the_outside_renderers_photos_where_the_clone_has_them(tm
                                                                             monkeypatch):
     """The issue's gate runs on ``../shared/photos/outside-renderer`` where present:
     the default gate command passes it as ``--folder``, and leaves it out where absent."""
+    pytest.importorskip("torch", reason="the recipe needs the train extra")
     from zatre_vision.training import make_models as mm
     from zatre_vision.training.recipe import DEFAULT
 
