@@ -9,6 +9,7 @@ import io
 import json
 
 import numpy as np
+from pathlib import Path
 import pytest
 
 FIT_STUB = """
@@ -175,6 +176,31 @@ def test_the_default_recipe_fits_two_hours_on_this_cpu():
     assert (p.makers, p.prints, p.batch, p.lr, p.epochs) == (0.5, TRAINING_PRINTS, 1024,
                                                               0.005, 26)
     assert GPU.pips.photos == 8550 and GPU.pips.device == GPU.board.device == "cuda"
+
+
+def test_both_networks_learn_from_the_widened_world_on_every_training_print():
+    pytest.importorskip("torch", reason="training needs the train extra")
+    from zatre_vision.board_prints import load_prints, training_print_names
+    from zatre_vision.training.board_data import BoardDataSpec, synth_config
+    from zatre_vision.training.board_train import chunk_folders
+    from zatre_vision.training.recipe import DEFAULT
+
+    assert DEFAULT.board.world == DEFAULT.pips.world == "real_room"
+    wide = synth_config(BoardDataSpec(1, 1, world="real_room"))
+    plain = synth_config(BoardDataSpec(1, 1))
+    # other makers' tiles, hands, the grid at the frame's edge, lenses of either sign
+    assert wide.tiles.makers_probability >= 0.5 > plain.tiles.makers_probability
+    assert wide.camera.edge_probability > plain.camera.edge_probability
+    assert wide.occluders.photo_hand_probability > 0
+    k1 = [k for lens in wide.camera.lenses for k in lens.k1]
+    assert min(k1) < 0 < max(k1)
+    held_out = {n for n, p in load_prints().items() if p.held_out}
+    assert set(wide.board.prints) == set(training_print_names(load_prints()))
+    assert held_out and not held_out & set(wide.board.prints)
+    # the world is part of the chunks' key: photos of another world are never reused
+    folders = chunk_folders(DEFAULT.board, Path("/c"))
+    assert folders != chunk_folders(DEFAULT.with_changes(world="default").board, Path("/c"))
+    assert DEFAULT.with_changes(world="default").board.world == "default"
 
 
 def test_the_clock_replaces_estimates_with_measured_rates():

@@ -13,6 +13,10 @@ Targets, at half the input resolution:
 The outline follows the lens distortion of the truth camera, so a wide lens's bent
 edges are taught as they appear.
 
+The renderer's ranges are the spec's ``world`` (``worlds.py``): ``make models`` asks for
+the widened one the pip classifier learns from (other makers' tiles, hands, the grid at
+the frame's edge, real-room light and lenses).
+
 The boards show every training print (``calibration/prints/``, the profiles not held
 out; ``board_prints``), each on ``TEXTURES_PER_PRINT`` drawn boards, unless the spec
 names its prints: a new edition's profile joins the next training run by itself.
@@ -46,6 +50,8 @@ class BoardDataSpec:
     wide: bool = False
     #: the prints the boards show; None: every training print's profile
     prints: tuple[str, ...] | None = None
+    #: the renderer's ranges by name (``worlds.world_config``; ``wide`` overrides it)
+    world: str = "default"
 
     def print_names(self) -> tuple[str, ...]:
         """The prints drawn, in order (held-out prints are refused)."""
@@ -63,8 +69,9 @@ def synth_config(spec: BoardDataSpec):
     from dataclasses import replace
 
     from ..synth.config import SynthConfig
+    from .worlds import world_config
 
-    cfg = SynthConfig.wide() if spec.wide else SynthConfig()
+    cfg = SynthConfig.wide() if spec.wide else world_config(spec.world)
     names = spec.print_names()
     return replace(cfg, board=replace(cfg.board, prints=names, textures_per_seed=max(
         cfg.board.textures_per_seed, TEXTURES_PER_PRINT * len(names))))

@@ -22,6 +22,7 @@ from .chunks import spec_folder
 from .data_cache import cached
 from .model import parameter_count
 from .seeds import BOARD_SEED, BOARD_VAL_SEED
+from .worlds import check_world
 
 #: heat-map pixels near a corner weigh this much more (they are rare)
 CORNER_WEIGHT = 20.0
@@ -42,6 +43,9 @@ class BoardTrainConfig:
     device: str = "cpu"
     #: torch's threads while training; 0: as many as ``workers``
     threads: int = 0
+    #: the renderer's ranges of the photos, by name (``worlds.world_config``;
+    #: "default" is ``SynthConfig()``, what the committed board network learnt from)
+    world: str = "default"
 
 
 BOARD_QUICK = BoardTrainConfig(photos=16, val_photos=8, epochs=1, workers=1)
@@ -110,8 +114,14 @@ CHUNK = 50
 
 def chunk_folders(cfg: BoardTrainConfig, root: Path) -> tuple[Path, Path]:
     """Where the chunks of the training and validation photos of ``cfg`` are kept."""
-    return (spec_folder(root, "board-train", BoardDataSpec(cfg.seed, cfg.photos)),
-            spec_folder(root, "board-val", BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos)))
+    train, val = _specs(cfg)
+    return spec_folder(root, "board-train", train), spec_folder(root, "board-val", val)
+
+
+def _specs(cfg: BoardTrainConfig) -> tuple[BoardDataSpec, BoardDataSpec]:
+    """The training and validation photos of ``cfg`` (both from its world)."""
+    return (BoardDataSpec(cfg.seed, cfg.photos, world=cfg.world),
+            BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos, world=cfg.world))
 
 
 def render_data(cfg: BoardTrainConfig, progress=None, chunks: Path | None = None,
@@ -119,10 +129,9 @@ def render_data(cfg: BoardTrainConfig, progress=None, chunks: Path | None = None
     """Training inputs and targets (x, y), validation inputs and corners (vx, vc); with
     ``chunks``, rendered in chunks kept under that folder and reused."""
     folder, vfolder = chunk_folders(cfg, chunks) if chunks is not None else (None, None)
-    vx, _, vc = build(BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos), cfg.workers, CHUNK,
-                      progress, vfolder, loaded)
-    x, y, _ = build(BoardDataSpec(cfg.seed, cfg.photos), cfg.workers, CHUNK, progress,
-                    folder, loaded)
+    train, val = _specs(cfg)
+    vx, _, vc = build(val, cfg.workers, CHUNK, progress, vfolder, loaded)
+    x, y, _ = build(train, cfg.workers, CHUNK, progress, folder, loaded)
     return {"x": x, "y": y, "vx": vx, "vc": vc}
 
 
@@ -153,6 +162,7 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
     ``chunks``, ``checkpoint``, ``stop_after`` and ``on_epoch`` as in ``train.train``."""
     if cfg.device not in ("cpu", "cuda"):
         raise ValueError(f"BoardTrainConfig.device {cfg.device!r}: cpu or cuda")
+    check_world(cfg.world)
     t0 = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(max(1, cfg.threads or cfg.workers))
@@ -219,7 +229,8 @@ def train_board(cfg: BoardTrainConfig, out: Path, progress: bool = True,
                         "context (2, 4, 8), bilinear decoder with skips to 1/2",
         "training": {"config": asdict(cfg), "data_seed": cfg.seed,
                      "validation_seed": BOARD_VAL_SEED,
-                     "synth_config": "SynthConfig() (default ranges)",
+                     "synth_config": f"world {cfg.world!r} (worlds.world_config), "
+                                     "every training print",
                      "render_size": list(RENDER_SIZE), "data_seconds": round(t_data, 1),
                      "data_from_cache": not rendered,
                      **({"resumed_after_epoch": first} if first else {}),

@@ -293,7 +293,8 @@ class Run:
         b = self.recipe.board
         return self._train("board", train_board, {
             "photos": b.photos, "validation_photos": b.val_photos, "seed": b.seed,
-            "validation_seed": BOARD_VAL_SEED, "world": "default (SynthConfig())"})
+            "validation_seed": BOARD_VAL_SEED, "world": b.world,
+            "prints": "every training print (calibration/prints/, held-out ones excluded)"})
 
     def _seed_pips_card(self) -> None:
         """The candidate's card starts with the committed model's kept keys (the reader's
@@ -455,8 +456,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--photos", type=int, default=None, help="pip classifier training photos")
     ap.add_argument("--epochs", type=int, default=None, help="pip classifier epochs")
     ap.add_argument("--world", default=None,
-                    help="the renderer's ranges for the pip photos (a SynthConfig factory; "
-                         "default real_room; 'default' is SynthConfig())")
+                    help="the renderer's ranges for both networks' photos (a SynthConfig "
+                         "factory; default real_room; 'default' is SynthConfig())")
     ap.add_argument("--locate-command", default=None,
                     help="instead of fit_locator (placeholders {python} {board} "
                          "{locate_photos} {run})")

@@ -5,10 +5,13 @@ The pip classifier's recipe is the one that made the GPU candidate
 (``benchmarks/trials/gpu-retrain.md``: other makers' tiles on half the photos, the
 training prints with Peri on half, 16 marble boards, batch 1024, peak lr 0.005, 26
 epochs, from scratch), with as many photos as fit the 2-hour budget on the CPU
-(``estimate``). The board finder keeps its committed recipe (its own issue, "Any
-edition's board"). ``world`` names the renderer's ranges (``worlds.py``); the recipe asks
-for ``SynthConfig.real_room()``, the widened world, which a checkout without it refuses
-in one line before anything runs (``--world default`` trains on ``SynthConfig()``).
+(``estimate``). The board finder keeps its committed size (4,000 photos, 14 epochs) and
+learns from the same widened world as the pip classifier, on every training print.
+``world`` names the renderer's ranges (``worlds.py``) of both networks' photos; the recipe
+asks for ``SynthConfig.real_room()`` (other makers' tiles on half the photos, hands, the
+grid at the frame's edge, lens distortion of either sign, glare, casts, dim light), which
+a checkout without it refuses in one line before anything runs (``--world default``
+trains on ``SynthConfig()``, the committed networks' world).
 """
 
 from __future__ import annotations
@@ -84,17 +87,17 @@ class Recipe:
         if p.device != b.device or p.device not in ("cpu", "cuda"):
             raise ValueError(f"device {p.device!r} / {b.device!r}: cpu or cuda, both alike")
         check_world(p.world)
+        check_world(b.world)
         return self
 
     def with_changes(self, *, photos: int | None = None, epochs: int | None = None,
                      workers: int | None = None, device: str | None = None,
                      world: str | None = None, threads: int | None = None) -> Recipe:
         """The recipe with the command line's changes (pip classifier's photos and
-        epochs; both networks' rendering processes, training threads and device)."""
-        pips = {k: v for k, v in (("photos", photos), ("epochs", epochs), ("world", world))
-                if v is not None}
+        epochs; both networks' world, rendering processes, training threads and device)."""
+        pips = {k: v for k, v in (("photos", photos), ("epochs", epochs)) if v is not None}
         both = {k: v for k, v in (("workers", workers), ("device", device),
-                                  ("threads", threads)) if v is not None}
+                                  ("threads", threads), ("world", world)) if v is not None}
         return replace(self, pips=replace(self.pips, **pips, **both),
                        board=replace(self.board, **both))
 
@@ -113,7 +116,7 @@ DEFAULT = Recipe(
     pips=TrainConfig(photos=4500, val_photos=120, epochs=26, batch=1024, lr=0.005,
                      textures=16, makers=0.5, prints=TRAINING_PRINTS, workers=2,
                      world=RECIPE_WORLD, threads=1),
-    board=BoardTrainConfig(threads=1))
+    board=BoardTrainConfig(threads=1, world=RECIPE_WORLD))
 
 #: the GPU candidate's size (16 cores render, the networks train on the GPU, torch
 #: may use every core)
