@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
-from pathlib import Path
 import pytest
 
 FIT_STUB = """
