@@ -191,3 +191,15 @@ def test_the_gate_passes_the_same_model_and_stops_a_worse_one(tmp_path):
     assert "silent cells" in result["failures"]["held-out tiles"][0]
     shown = table(result)
     assert "| held-out tiles | candidate |" in shown and "**fails**" in shown
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--photos", "3"], "--photos must be 10 to 5000"),
+    (["--model", "/nonexistent/pips.onnx"], "not found"),
+])
+def test_the_fit_refuses_bad_settings_in_one_line_before_any_work(args, message, capsys):
+    from zatre_vision.training import fit_reader
+
+    assert fit_reader.main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err

@@ -241,6 +241,22 @@ def test_an_unexpected_error_is_one_line_and_the_run_stays_resumable(tmp_path, c
     assert state["steps"] == {} and len(state["runs"]) == 1
 
 
+def test_a_step_its_checkpoint_had_finished_leaves_the_estimates_as_they_were():
+    """Training resumed after its last epoch exports in 7 s: that says nothing of the
+    speed of the 200 s step after it."""
+    from zatre_vision.training.run_clock import RunClock
+
+    t = [0.0]
+    out = io.StringIO()
+    c = RunClock({"train": 4000.0, "next": 200.0}, out, every=0.0, now=lambda: t[0])
+    c.begin("train")
+    c.advance(26, 26, "epochs", fresh=0)
+    t[0] = 7.0
+    c.end("train")
+    c.begin("next")
+    assert "run ~0:03:20 left" in out.getvalue().splitlines()[-1]
+
+
 def test_a_resumed_step_scales_the_estimates_by_the_share_it_made():
     """A step resumed with 90 of 100 photos in the cache took 10 s for its last 10: the
     steps after it are estimated at the speed of those 10, not of the whole step (the

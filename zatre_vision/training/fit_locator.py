@@ -208,14 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     from ..vision.location import DEFAULT_BOARD_MODEL, FALLBACKS_ABOUT
     from ..vision.reader import BoardReader
     from ..vision.reading.classify import DEFAULT_MODEL, ModelError
+    from .fit_inputs import card_of
 
     board = Path(args.board_model) if args.board_model else DEFAULT_BOARD_MODEL
-    card_path = board.with_suffix(board.suffix + ".json")
-    if not board.is_file() or not card_path.is_file():
-        print(f"fit_locator: {board} or its card {card_path.name} not found", file=sys.stderr)
-        return 2
-    if not 10 <= args.photos <= 5000:
-        print("fit_locator: --photos must be 10 to 5000", file=sys.stderr)
+    card_path = card_of("fit_locator", board, args.photos)
+    if card_path is None:
         return 2
     try:
         card = json.loads(card_path.read_text(encoding="utf-8"))

@@ -429,14 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from ..vision.reader import BoardReader, ReaderConfig
     from ..vision.reading.classify import DEFAULT_MODEL, ModelError
+    from .fit_inputs import card_of
 
     model = Path(args.model) if args.model else DEFAULT_MODEL
-    card_path = model.with_suffix(model.suffix + ".json")
-    if not model.is_file() or not card_path.is_file():
-        print(f"fit_reader: {model} or its card {card_path.name} not found", file=sys.stderr)
-        return 2
-    if not 10 <= args.photos <= 5000:
-        print("fit_reader: --photos must be 10 to 5000", file=sys.stderr)
+    card_path = card_of("fit_reader", model, args.photos)
+    if card_path is None:
         return 2
     made_by = _provenance(argv)
     t0 = time.perf_counter()

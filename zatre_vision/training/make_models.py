@@ -258,6 +258,10 @@ class Run:
         first = len(earlier["history"]) if earlier else 0
         if first:
             self.say(f"train-{which}: resuming after epoch {first} ({ckpt})")
+            # the epochs the checkpoint holds were not made by this run: the clock must
+            # not take the step's time for the whole estimate (a step resumed after its
+            # last epoch told the run of 2026-11-28 that 1 minute was left, not 40)
+            self.clock.advance(first, cfg.epochs, "epochs", 0)
 
         def on_epoch(entry: dict, epochs: int, seconds: float) -> None:
             shown = {k: v for k, v in entry.items() if k != "epoch"}
@@ -342,17 +346,18 @@ class Run:
                 tail = (tail + [line.rstrip()])[-TAIL_LINES:]
         return proc.wait(), tail, shown
 
-    def step_fit_locate(self) -> dict:
-        rc, tail, shown = self._command("fit-locate", self.commands.locate)
+    def _fit_step(self, name: str, template: tuple[str, ...]) -> dict:
+        """A fit's command, which writes its entry into a candidate's card."""
+        rc, tail, shown = self._command(name, template)
         if rc != 0:
             raise StepFailed(f"{shown} exited {rc}: {tail[-1] if tail else 'no output'}")
         return {"command": shown}
 
+    def step_fit_locate(self) -> dict:
+        return self._fit_step("fit-locate", self.commands.locate)
+
     def step_fit(self) -> dict:
-        rc, tail, shown = self._command("fit", self.commands.fit)
-        if rc != 0:
-            raise StepFailed(f"{shown} exited {rc}: {tail[-1] if tail else 'no output'}")
-        return {"command": shown}
+        return self._fit_step("fit", self.commands.fit)
 
     def step_gate(self) -> dict:
         out = self.paths.gate_out
