@@ -134,3 +134,24 @@ def test_the_reader_reads_a_board_at_the_top_edge_right_or_not_at_all(reader):
         wrong = [n for n in CELL_NAMES if n not in hidden and n not in res.uncertain
                  and res.cells.get(n, 0) != truth["cells"].get(n, 0)]
         assert len(wrong) <= 1, wrong
+
+
+def test_the_scorer_answers_as_the_functions_and_scores_each_rule_once():
+    """``Scorer`` only saves work: its margins and bends are the functions' own, and
+    prints the proof sees alike (one rule) are scored once."""
+    from zatre_vision.board_prints import load_prints
+    from zatre_vision.vision.location.print_proof import (
+        QUARTERS, Scorer, bent, evidence, expectations, margins)
+
+    img, truth = render(11, 30)
+    grey, model = true_model(img, truth)
+    cfg = ProofConfig()
+    ev = evidence(grey, model, cfg)
+    prints = expectations(load_prints())
+    judge = Scorer(ev, cfg)
+    for expect in prints:
+        assert judge.margins(expect) == margins(ev, cfg, expect)
+        assert judge.bent(expect) == bent(ev, cfg, expect)
+    judge.alike(judge.likeliest(prints), prints)
+    rules = {p.rule for p in prints}
+    assert len(judge._scores) <= len(rules) * (1 + len(QUARTERS))

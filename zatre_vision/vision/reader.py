@@ -437,10 +437,8 @@ class CellReading:
 
 @dataclass(frozen=True)
 class Location:
-    """``BoardReader.locate``'s answer: the frame as the reader works on it, in grey,
-    the factor it was reduced by, and the board found (``location.Board``)."""
-    work: np.ndarray
-    grey: np.ndarray
+    """``BoardReader.locate``'s answer: the factor the frame was reduced by (the
+    board's pixels are the reduced frame's), and the board found (``location.Board``)."""
     scale: float
     board: Board
 
@@ -520,8 +518,8 @@ class BoardReader:
 
     # -- geometry ----------------------------------------------------------------------
     def locate(self, image: np.ndarray) -> Location:
-        """Where the board is in ``image``: the frame as the reader works on it (reduced,
-        undistorted where the calibration has lens intrinsics), and the board the four
+        """Where the board is in ``image``: the factor the frame was reduced by (it is
+        undistorted too where the calibration has lens intrinsics), and the board the four
         steps of ``location.locate_board`` found there (propose, refine by the
         classifier's reading, prove against the prints, pick)."""
         work, f = work_image(image)
@@ -534,7 +532,7 @@ class BoardReader:
                              lambda model: self._read_cells(grey, model), setup,
                              self.calibration, self.markers, self.moved_contrast,
                              self._proved)
-        return Location(work, grey, f, board)
+        return Location(f, board)
 
     def _read_cells(self, grey: np.ndarray, model: GridModel) -> CellReading:
         board = normalise(rectify_board(grey, model_maps(model), model.cell_size_px()))

@@ -289,11 +289,11 @@ def texture_fit(grey: np.ndarray, fallbacks: LocateFallbacks | None = None
     cloth) and the search's own line fit fails, these starts are often within a cell
     or two (~0.6-1 s; only on frames where nothing found a good fit)."""
     best = None
+    fallbacks = fallbacks or LocateFallbacks()
     for corners in coarse_grid_corners(grey):
         fit = settled_fit(grey, [corners])
         if fit is None:
             continue
-        fallbacks = fallbacks or LocateFallbacks()
         if fallbacks.border_moves:
             fit = onto_the_board(grey, fit)
         if not _good(fit) and fallbacks.corner_moves:

@@ -31,7 +31,7 @@ standing: its one-cell neighbours are as wrong as it is.)
 Which print: each profile of ``calibration/prints/`` (``PrintExpectation``) says where
 its logo, label and text lie (no evidence there) and whether its border is dark or
 bright; at each step the fit must prove itself against the print under which some
-whole move explains the evidence best (``_likeliest``), and the proof names it.
+whole move explains the evidence best (``Scorer.likeliest``), and the proof names it.
 """
 
 from __future__ import annotations
@@ -370,15 +370,78 @@ def scores(ev: Evidence, cfg: ProofConfig,
     return out
 
 
+class Scorer:
+    """``scores`` and ``differing`` of one evidence, each computed once per print rule
+    and quarter: prints the proof sees alike share them, and the proof asks for the
+    same ones again for the likeliest print, its margins, its quarters and the prints
+    alike (the answers are those of the functions, only not recomputed)."""
+
+    def __init__(self, ev: Evidence, cfg: ProofConfig):
+        self.ev, self.cfg = ev, cfg
+        self._scores: dict[tuple, np.ndarray] = {}
+        self._differing: dict[tuple, np.ndarray] = {}
+
+    def scores(self, expect: PrintExpectation, quarter: int | None = None) -> np.ndarray:
+        """``scores`` of ``expect`` (within ``QUARTERS[quarter]`` where given)."""
+        key = (expect.rule, quarter)
+        if key not in self._scores:
+            within = None if quarter is None else QUARTERS[quarter]
+            self._scores[key] = scores(self.ev, self.cfg, within, expect)
+        return self._scores[key]
+
+    def differing(self, expect: PrintExpectation) -> np.ndarray:
+        if expect.zones not in self._differing:
+            self._differing[expect.zones] = differing(self.ev, expect)
+        return self._differing[expect.zones]
+
+    def bent(self, expect: PrintExpectation) -> bool:
+        """Does a one-cell move beat the fit by ``min_margin`` within one quarter of the
+        board (a fit bent at one corner, right elsewhere)?"""
+        moves = [MOVES.index(s) for s in SHIFTS]
+        for quarter in range(len(QUARTERS)):
+            s = self.scores(expect, quarter)
+            if (s[0] - s[moves]).min() <= -self.cfg.min_margin:
+                return True
+        return False
+
+    def margins(self, expect: PrintExpectation) -> dict[tuple[int, int], float]:
+        """The fit's log-likelihood over each move's (MOVES, the fit left out); -inf for
+        a one-cell move that too little evidence tells from the fit (``min_evidence``)."""
+        s = self.scores(expect)
+        n = self.differing(expect)
+        out = {}
+        for k, move in enumerate(MOVES[1:], start=1):
+            thin = move in SHIFTS and n[k] < self.cfg.min_evidence
+            out[move] = -np.inf if thin else float(s[0] - s[k])
+        return out
+
+    def proves(self, expect: PrintExpectation) -> bool:
+        return (all(v >= self.cfg.min_margin for v in self.margins(expect).values())
+                and not self.bent(expect))
+
+    def alike(self, expect: PrintExpectation, prints: Sequence[PrintExpectation]
+              ) -> tuple[str, ...]:
+        """The other prints that explain the evidence at the fit itself within
+        ``min_margin`` of ``expect`` and that the fit proves itself against too."""
+        own = float(self.scores(expect)[0])
+        return tuple(p.name for p in prints if p.name != expect.name and (
+            p.rule == expect.rule
+            or (float(self.scores(p)[0]) >= own - self.cfg.min_margin and self.proves(p))))
+
+    def likeliest(self, groups: Sequence[PrintExpectation]) -> PrintExpectation:
+        """The print (of ``groups``, one per rule) under which some move of the layout
+        explains the evidence best (the first on a tie: Peri's where it ties)."""
+        best, best_score = groups[0], -np.inf
+        for expect in groups:
+            top = float(self.scores(expect).max())
+            if top > best_score + 1e-9:
+                best, best_score = expect, top
+        return best
+
+
 def bent(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation = PERI) -> bool:
-    """Does a one-cell move beat the fit by ``min_margin`` within one quarter of the
-    board (a fit bent at one corner, right elsewhere)?"""
-    moves = [MOVES.index(s) for s in SHIFTS]
-    for within in QUARTERS:
-        s = scores(ev, cfg, within, expect)
-        if (s[0] - s[moves]).min() <= -cfg.min_margin:
-            return True
-    return False
+    """``Scorer.bent`` of one evidence."""
+    return Scorer(ev, cfg).bent(expect)
 
 
 def differing(ev: Evidence, expect: PrintExpectation = PERI) -> np.ndarray:
@@ -395,48 +458,14 @@ def differing(ev: Evidence, expect: PrintExpectation = PERI) -> np.ndarray:
 
 def margins(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation = PERI
             ) -> dict[tuple[int, int], float]:
-    """The fit's log-likelihood over each move's (MOVES, the fit left out); -inf for a
-    one-cell move that too little evidence tells from the fit (``min_evidence``)."""
-    s = scores(ev, cfg, expect=expect)
-    n = differing(ev, expect)
-    out = {}
-    for k, move in enumerate(MOVES[1:], start=1):
-        thin = move in SHIFTS and n[k] < cfg.min_evidence
-        out[move] = -np.inf if thin else float(s[0] - s[k])
-    return out
+    """``Scorer.margins`` of one evidence."""
+    return Scorer(ev, cfg).margins(expect)
 
 
 def _named(m: dict[tuple[int, int], float]) -> dict[str, float]:
     named = {f"{du},{dv}": round(m[(du, dv)], 2) for du, dv in SHIFTS}
     named["far"] = round(min(v for k, v in m.items() if k not in SHIFTS), 2)
     return named
-
-
-def _proves(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation) -> bool:
-    return (all(v >= cfg.min_margin for v in margins(ev, cfg, expect).values())
-            and not bent(ev, cfg, expect))
-
-
-def _alike(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation,
-           prints: Sequence[PrintExpectation]) -> tuple[str, ...]:
-    """The other prints that explain the evidence at the fit itself within
-    ``min_margin`` of ``expect`` and that the fit proves itself against too."""
-    own = float(scores(ev, cfg, expect=expect)[0])
-    return tuple(p.name for p in prints if p.name != expect.name and (
-        p.rule == expect.rule or (float(scores(ev, cfg, expect=p)[0]) >= own - cfg.min_margin
-                                  and _proves(ev, cfg, p))))
-
-
-def _likeliest(ev: Evidence, cfg: ProofConfig, groups: Sequence[PrintExpectation]
-               ) -> PrintExpectation:
-    """The print (of ``groups``, one per rule) under which some move of the layout
-    explains the evidence best (the first on a tie: Peri's where it ties)."""
-    best, best_score = groups[0], -np.inf
-    for expect in groups:
-        top = float(scores(ev, cfg, expect=expect).max())
-        if top > best_score + 1e-9:
-            best, best_score = expect, top
-    return best
 
 
 def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None,
@@ -458,15 +487,15 @@ def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None,
             groups.append(expect)
     moved = (0, 0)
     for _ in range(cfg.max_moves + 1):
-        ev = evidence(grey, model, cfg)
-        expect = _likeliest(ev, cfg, groups) if len(groups) > 1 else groups[0]
-        m = margins(ev, cfg, expect)
+        judge = Scorer(evidence(grey, model, cfg), cfg)
+        expect = judge.likeliest(groups) if len(groups) > 1 else groups[0]
+        m = judge.margins(expect)
         named = _named(m)
         if all(v >= cfg.min_margin for v in m.values()):
-            if bent(ev, cfg, expect):
+            if judge.bent(expect):
                 named["bent"] = 1.0
                 break       # one quarter is a cell off: no whole move mends it
-            alike = (expect.name, *_alike(ev, cfg, expect, prints))
+            alike = (expect.name, *judge.alike(expect, prints))
             return Proof(True, model, named, moved, expect.name, alike)
         finite = {k: v for k, v in m.items() if np.isfinite(v)}
         if not finite:
@@ -479,5 +508,5 @@ def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None,
     return Proof(False, model, named, moved)
 
 
-__all__ = ["Evidence", "Likelihoods", "PrintExpectation", "Proof", "ProofConfig",
+__all__ = ["Evidence", "Likelihoods", "PrintExpectation", "Proof", "ProofConfig", "Scorer",
            "evidence", "expectation_of", "expectations", "margins", "prove", "scores"]
