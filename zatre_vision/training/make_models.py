@@ -390,11 +390,10 @@ class Run:
                            + (f"\nThe gate's table: {self.paths.gate_out}\n"
                               if self.paths.gate_out.exists() else ""), encoding="utf-8")
             return {"landed": [], "why_file": str(why), "note": f"rejected: see {why}"}
-        landed = []
-        for which in ("pips", "board"):
-            for src in (self.paths.candidate(which), card_path(self.paths.candidate(which))):
-                _copy(src, self.paths.models / src.name)
-                landed.append(str(self.paths.models / src.name))
+        from ..vision.gate import install
+
+        landed = [str(p) for p in install(self.paths.candidate("pips"),
+                                          self.paths.candidate("board"), self.paths.models)]
         _copy(self.paths.gate_out, self.paths.gate_table)
         return {"landed": landed, "gate_table": str(self.paths.gate_table),
                 "note": f"{len(landed)} files into {self.paths.models}"}

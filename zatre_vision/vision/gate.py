@@ -13,6 +13,7 @@ changes too, it must also find at least as many boards and fit no more a cell of
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -173,15 +174,20 @@ def table(result: dict) -> str:
 
 
 def install(candidate: Path, candidate_board: Path | None, models: Path) -> list[Path]:
-    """Copy a candidate that passed (and its card) into ``models``."""
+    """Copy a candidate that passed (and its card) into ``models`` as ``pips.onnx``
+    (and ``board.onnx``), each through a temporary file: a reader that loads the models
+    meanwhile never sees half a file. ``zatre bench gate --install`` and ``make models``
+    both land this way."""
     written = []
+    models.mkdir(parents=True, exist_ok=True)
     for src, name in ((candidate, "pips.onnx"), (candidate_board, "board.onnx")):
         if src is None:
             continue
         for suffix in ("", ".json"):
-            s = Path(str(src) + suffix)
             d = models / (name + suffix)
-            shutil.copyfile(s, d)
+            tmp = d.with_name(f".{d.name}.{os.getpid()}.tmp")
+            shutil.copyfile(Path(str(src) + suffix), tmp)
+            os.replace(tmp, d)
             written.append(d)
     return written
 
