@@ -141,7 +141,13 @@ def test_the_scorer_answers_as_the_functions_and_scores_each_rule_once():
     prints the proof sees alike (one rule) are scored once."""
     from zatre_vision.board_prints import load_prints
     from zatre_vision.vision.location.print_proof import (
-        QUARTERS, Scorer, bent, evidence, expectations, margins)
+        QUARTERS,
+        Scorer,
+        bent,
+        evidence,
+        expectations,
+        margins,
+    )
 
     img, truth = render(11, 30)
     grey, model = true_model(img, truth)
