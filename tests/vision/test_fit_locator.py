@@ -13,13 +13,18 @@ import numpy as np
 import pytest
 
 from zatre_vision.training import fit_locator as fl
+from zatre_vision.vision.judge import Tally
 from zatre_vision.vision.location import DEFAULT_BOARD_MODEL, BoardLocator, LocateFallbacks
+from zatre_vision.vision.location.fallbacks import LAST_RESORT
 
 DATA = Path(__file__).parent / "data"
 
 
-def figures(aligned: int, off: int = 0, false: int = 0, ms: float = 10.0) -> fl.ArmFigures:
-    return fl.ArmFigures(100, aligned + off, aligned, off, false, ms, ms)
+def figures(aligned: int, off: int = 0, false: int = 0, ms: float = 10.0,
+            found: int | None = None) -> fl.ArmFigures:
+    found = aligned + off if found is None else found
+    return fl.ArmFigures(Tally(photos=100 + false, boards=100, found=found, on_grid=aligned,
+                               off=off, false_boards=false), ms, ms)
 
 
 def test_a_fallback_pays_only_for_more_boards_on_the_grid_or_fewer_wrong_ones():
@@ -31,29 +36,43 @@ def test_a_fallback_pays_only_for_more_boards_on_the_grid_or_fewer_wrong_ones():
     assert not figures(90, off=1, false=1).no_worse_than(base)
 
 
-def test_idle_fallbacks_go_one_at_a_time_and_come_back_when_together_they_pay(monkeypatch):
-    """Off alone, neither ``mirrored`` nor ``corner_moves`` costs a board; off together
+def test_last_resorts_stay_on_whatever_the_ablation_says(monkeypatch):
+    """On the fitting split no fallback finds a board and each costs time: the refiners
+    go, the four that run only where nothing else found a board stay on (the split holds
+    no print the network has not seen), and their rows say why."""
+    def run_arms(reader, arms, cache, count, log=print):
+        return {name: figures(95, ms=20.0 - sum(not v for v in s.as_dict().values()))
+                for name, s in arms.items()}
+
+    monkeypatch.setattr(fl, "run_arms", run_arms)
+    switches, rows = fl.ablate(None, None, 10, log=lambda s: None)
+    assert switches == LocateFallbacks(border_moves=False, line_refit=False)
+    assert {n for n in LocateFallbacks.names() if getattr(switches, n)} == set(LAST_RESORT)
+    kept = {r["arm"] for r in rows if r.get("kept") == "last resort"}
+    assert kept == {f"without {n}" for n in LAST_RESORT}
+    assert all(r["pays"] is False for r in rows[1:7])
+
+
+def test_idle_refiners_go_one_at_a_time_and_come_back_when_together_they_pay(monkeypatch):
+    """Off alone, neither ``border_moves`` nor ``line_refit`` costs a board; off together
     they do (they stand in for each other): the one whose absence saves more time goes,
-    the other stays. ``texture`` pays on its own and is never tried off again."""
+    the other stays. ``texture`` pays on its own."""
     def run_arms(reader, arms, cache, count, log=print):
         out = {}
         for name, s in arms.items():
-            lost = (not s.texture) * 3 + (not s.mirrored and not s.corner_moves) * 2
-            saved = 4.0 * (not s.mirrored) + 1.0 * (not s.corner_moves)
+            lost = (not s.texture) * 3 + (not s.border_moves and not s.line_refit) * 2
+            saved = 4.0 * (not s.border_moves) + 1.0 * (not s.line_refit)
             out[name] = figures(95 - lost, ms=20.0 - saved)
         return out
 
     monkeypatch.setattr(fl, "run_arms", run_arms)
     switches, rows = fl.ablate(None, None, 10, log=lambda s: None)
-    assert switches == LocateFallbacks(border_moves=False, line_search=False,
-                                       line_refit=False, mirrored=False)
+    assert switches == LocateFallbacks(border_moves=False)
     assert rows[0]["arm"] == "all on"
     singles = {r["arm"]: r["pays"] for r in rows[1:7]}
-    assert singles["without texture"] is True and singles["without mirrored"] is False
-    put_back = [r for r in rows[7:] if r["pays"]]
-    assert [r["arm"] for r in put_back] == ["without corner_moves, mirrored"]
-    assert rows[7]["arm"] == "without mirrored"             # the most time saved first
-    assert rows[8]["arm"] == "without corner_moves, mirrored"
+    assert singles["without texture"] is True and singles["without border_moves"] is False
+    assert rows[7]["arm"] == "without border_moves"          # the most time saved first
+    assert rows[8]["arm"] == "without border_moves, line_refit" and rows[8]["pays"]
 
 
 def test_the_fitted_switches_land_in_the_card_and_the_locator_uses_them(tmp_path,

@@ -12,11 +12,15 @@ propose, refine, prove, pick) with every fallback on, and with each one off
 half a cell), boards fitted half a cell or more off, boards claimed on photos without
 one, and the median time to locate.
 
-A fallback **pays** when switching it off finds fewer boards on the grid, or more
-boards off the grid, or more false boards. Those that do not pay are switched off one
-at a time, the one whose absence saves the most time first, each step checked again
-against all on; the switches
-that stand are the card's ``locate_fallbacks``, with the table beside it
+Each photo is scored by the one judge (``vision.judge``). A fallback **pays** when
+switching it off does location harm by the judge (``harms``: fewer boards found or on
+the grid, more a cell off, more false boards). A last resort
+(``fallbacks.LAST_RESORT``: it runs only where nothing else found a board) stays on
+whatever the ablation says: the fitting split holds no print the board network has not
+seen, so it cannot show what such a fallback is worth. The refiners that do not pay are
+switched off one at a time, the one whose absence saves the most time first, each step
+checked again against all on (their cost on boards already found); the switches that
+stand are the card's ``locate_fallbacks``, with the table beside it
 (``models/board.locate-ablation.md``, ``table_path``).
 """
 
@@ -32,7 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .fit_reader import ALIGNED_CELLS, FIT_SETS
+from ..vision.judge import A_CELL_OFF, PhotoScore, Tally, harms, score_photo
+from .fit_reader import FIT_SETS
 
 
 def table_path(board: Path) -> Path:
@@ -41,42 +46,28 @@ def table_path(board: Path) -> Path:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """One photo located under one arm."""
-    board: bool          # the photo shows a board
-    found: bool          # a board was proved
-    aligned: bool        # ... every corner within ALIGNED_CELLS of the truth
-    ms: float
-
-
-@dataclass(frozen=True)
 class ArmFigures:
-    boards: int
-    found: int
-    aligned: int
-    off: int
-    false: int
+    """One arm's photos summed by the judge (``vision.judge``), with the time to locate."""
+
+    tally: Tally
     median_ms: float
     mean_ms: float
 
     @classmethod
-    def of(cls, outcomes: list[Outcome]) -> ArmFigures:
-        return cls(sum(o.board for o in outcomes),
-                   sum(o.board and o.found for o in outcomes),
-                   sum(o.board and o.aligned for o in outcomes),
-                   sum(o.board and o.found and not o.aligned for o in outcomes),
-                   sum(o.found and not o.board for o in outcomes),
-                   round(statistics.median(o.ms for o in outcomes), 1) if outcomes else 0.0,
-                   round(statistics.fmean(o.ms for o in outcomes), 1) if outcomes else 0.0)
+    def of(cls, scores: list[PhotoScore]) -> ArmFigures:
+        ms = [s.read_ms for s in scores]
+        return cls(Tally.of(scores), round(statistics.median(ms), 1) if ms else 0.0,
+                   round(statistics.fmean(ms), 1) if ms else 0.0)
 
     def no_worse_than(self, other: ArmFigures) -> bool:
-        """As many boards on the grid, no more off it, no more false boards."""
-        return (self.aligned >= other.aligned and self.off <= other.off
-                and self.false <= other.false)
+        """No location harm by the judge: as many boards found and on the grid, no more
+        off it, no more false boards."""
+        return not harms(other.tally, self.tally, reading=False, location=True)
 
     def row(self) -> dict:
-        return {"boards": self.boards, "found": self.found, "on the grid": self.aligned,
-                "a cell off": self.off, "false boards": self.false,
+        t = self.tally
+        return {"boards": t.boards, "found": t.found, "on the grid": t.on_grid,
+                "a cell off": t.off, "false boards": t.false_boards,
                 "median ms": self.median_ms, "mean ms": self.mean_ms}
 
 
@@ -99,18 +90,18 @@ def photos(cache: Path | None, count: int):
             yield fit_set.name, i, jpeg, truth
 
 
-def outcome(reader, image: np.ndarray, truth: dict) -> Outcome:
+def outcome(reader, image: np.ndarray, truth: dict) -> PhotoScore:
+    """One photo located (``BoardReader.locate``), scored by the judge on location."""
     t0 = time.perf_counter()
     located = reader.locate(image)
     ms = (time.perf_counter() - t0) * 1000
     found = located.board
     if not truth["board_found"] or not found.found:
-        return Outcome(bool(truth["board_found"]), found.found, False, ms)
+        return score_photo(board=bool(truth["board_found"]), found=found.found, read_ms=ms)
     f = located.scale
-    corners = np.asarray(found.model.corners(), np.float64) / f
-    err = np.linalg.norm(corners - np.asarray(truth["corners"], np.float64), axis=1).max()
-    return Outcome(True, True, bool(err / (found.model.cell_size_px() / f) < ALIGNED_CELLS),
-                   ms)
+    return score_photo(board=True, found=True, truth_corners=truth["corners"],
+                       corners=np.asarray(found.model.corners(), np.float64) / f,
+                       cell_px=found.model.cell_size_px() / f, read_ms=ms)
 
 
 def run_arms(reader, arms: dict, cache: Path | None, count: int, log=print
@@ -118,7 +109,7 @@ def run_arms(reader, arms: dict, cache: Path | None, count: int, log=print
     """Every photo located under every arm (name -> ``LocateFallbacks``)."""
     import cv2
 
-    results: dict[str, list[Outcome]] = {name: [] for name in arms}
+    results: dict[str, list[PhotoScore]] = {name: [] for name in arms}
     total, t0 = count * len(FIT_SETS), time.perf_counter()
     for k, (_, _, jpeg, truth) in enumerate(photos(cache, count), 1):
         image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -137,6 +128,7 @@ def run_arms(reader, arms: dict, cache: Path | None, count: int, log=print
 def ablate(reader, cache: Path | None, count: int, log=print):
     """The fitted switches and the ablation's rows (see the module's doc)."""
     from ..vision.location import LocateFallbacks
+    from ..vision.location.fallbacks import LAST_RESORT
 
     everything = LocateFallbacks()
     names = LocateFallbacks.names()
@@ -149,8 +141,9 @@ def ablate(reader, cache: Path | None, count: int, log=print):
     for n in names:
         fig = first[f"without {n}"]
         pays = not fig.no_worse_than(base)
-        rows.append({"arm": f"without {n}", **fig.row(), "pays": pays})
-        if not pays:
+        rows.append({"arm": f"without {n}", **fig.row(), "pays": pays,
+                     **({"kept": "last resort"} if n in LAST_RESORT else {})})
+        if not pays and n not in LAST_RESORT:
             idle.append((base.mean_ms - fig.mean_ms, n))
     # switch off the idle ones one at a time, the one whose absence saves the most time
     # first, each step checked again against all on (two fallbacks may stand in for
@@ -178,13 +171,17 @@ def table(entry: dict) -> str:
              f"{entry['made_by']['date']} ({entry['made_by']['machine'].get('cpus', '?')} CPUs); "
              f"{entry['photos_per_set']} photos of each fitting set "
              f"({', '.join(str(s['seed']) for s in entry['sets'])}).", "",
-             "A fallback pays when switching it off finds fewer boards on the grid, more "
-             "a cell off, or more false boards. Switches fitted: "
+             "A fallback pays when switching it off finds fewer boards (found, or on the "
+             "grid), more a cell off, or more false boards (vision.judge.harms). A last "
+             "resort (it runs only where nothing else found a board) stays on whatever "
+             "the ablation says. Switches fitted: "
              + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in entry["switches"].items())
              + ".", "",
              "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for row in entry["ablation"]:
         pays = {None: "", True: "yes", False: "no"}[row["pays"]]
+        if row.get("kept"):
+            pays += f" (kept: {row['kept']})"
         lines.append("| " + " | ".join([row["arm"], *(str(row[h]) for h in heads[1:-1]),
                                         pays]) + " |")
     return "\n".join(lines) + "\n"
@@ -206,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from ..bench.results import run_info
     from ..vision.location import DEFAULT_BOARD_MODEL, FALLBACKS_ABOUT
+    from ..vision.location.fallbacks import LAST_RESORT
     from ..vision.reader import BoardReader
     from ..vision.reading.classify import DEFAULT_MODEL, ModelError
     from .fit_inputs import card_of
@@ -234,9 +232,12 @@ def main(argv: list[str] | None = None) -> int:
              "sets": [{"name": s.name, "seed": s.seed, "preset": s.preset,
                        "makers": s.makers} for s in FIT_SETS],
              "photos_per_set": args.photos,
-             "rule": "a fallback pays when switching it off finds fewer boards on the grid "
-                     f"(every corner within {ALIGNED_CELLS} cell), more off it, or more "
-                     "false boards; those that do not are switched off one at a time, "
+             "rule": "a fallback pays when switching it off finds fewer boards, fewer on "
+                     f"the grid (every corner within {A_CELL_OFF} cell), more off it, or "
+                     "more false boards (vision.judge.harms); a last resort "
+                     f"({', '.join(LAST_RESORT)}: it runs only where nothing else found a "
+                     "board) stays on whatever the ablation says; refiners that do not "
+                     "pay are switched off one at a time, "
                      "the one whose absence saves the most mean time first, each step "
                      "checked against all on",
              "ablation": rows, "made_by": made_by,

@@ -2,8 +2,9 @@
 
 ``BoardLocator`` starts from the board network's outline and its grid fit. Each
 fallback below was added for photos that once failed; ``training/fit_locator.py``
-switches each off in turn on the fitting seeds (never the bench seeds) and keeps one
-only where it pays (boards found, none a cell off). The board model's card records the
+switches each off in turn on the fitting seeds (never the bench seeds); a refiner
+(``border_moves``, ``line_refit``) stays on only where it pays (boards found, none a
+cell off), a last resort (``LAST_RESORT``) stays on whatever the ablation says. The board model's card records the
 result (``locate_fallbacks``) and ``BoardLocator`` loads it; a card without the entry
 (or no board model) keeps every fallback on.
 """
@@ -26,6 +27,14 @@ ABOUT = {
                 "(find_board.mirrored_corners)",
     "texture": "propose: fits from the textured region's outline (find_board.texture_fit)",
 }
+
+
+#: the fallbacks that run only where the board network's own fit did not stand (no
+#: board found yet, or only faint lines): they cost nothing on a board already found, and
+#: the fitting split, whose prints the network was trained on, cannot show what they are
+#: worth on a print it never saw. The ablation never switches these off (issue 60's
+#: rule); it may switch off only the refiners, which run on boards already found.
+LAST_RESORT = ("line_search", "corner_moves", "mirrored", "texture")
 
 
 class FallbacksError(ValueError):
@@ -77,4 +86,4 @@ class LocateFallbacks:
         return asdict(self)
 
 
-__all__ = ["ABOUT", "FallbacksError", "LocateFallbacks"]
+__all__ = ["ABOUT", "LAST_RESORT", "FallbacksError", "LocateFallbacks"]
