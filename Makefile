@@ -178,11 +178,11 @@ $(R)/vision-seed-8101.json: $(VENV)/.installed
 $(R)/vision-training-ranges.json: $(VENV)/.installed
 	$(BIN)/zatre bench vision --ranges training --photos 200 --seed 9002 --out $@
 $(R)/vision-scanned-board.json: $(VENV)/.installed
-	$(BIN)/zatre bench vision --board scanned --photos 60 --no-card --out $@
+	$(BIN)/zatre bench vision --board scanned --photos 240 --no-card --out $@
 $(R)/vision-heldout-tiles.json: $(VENV)/.installed
-	$(BIN)/zatre bench vision --tiles held-out --photos 60 --no-card --out $@
+	$(BIN)/zatre bench vision --tiles held-out --photos 240 --no-card --out $@
 $(R)/vision-heldout-prints.json: $(VENV)/.installed
-	$(BIN)/zatre bench vision --prints held-out --photos 60 --no-card --out $@
+	$(BIN)/zatre bench vision --prints held-out --photos 240 --no-card --out $@
 $(R)/vision-outside.json: $(VENV)/.installed
 	if [ -d "$(OUTSIDE_PHOTOS)" ]; then $(BIN)/zatre bench vision --folder "$(OUTSIDE_PHOTOS)" --out $@; \
 	else echo "$(OUTSIDE_PHOTOS) not found: $@ kept as it is"; fi

@@ -132,18 +132,6 @@ def test_the_calibration_fit_recovers_a_known_temperature_and_prior():
                                          abs=0.15)
 
 
-def test_the_gate_verdict_compares_silent_cells_boards_found_and_fits():
-    from zatre_vision.vision.gate import verdict
-
-    base = {"silent": 3, "boards_5_silent": 0, "found": 0.98, "a_cell_off": 1}
-    assert verdict(base, dict(base), board_changed=False) == []
-    assert verdict(base, {**base, "silent": 4}, False) == ["silent cells 3 -> 4"]
-    assert verdict(base, {**base, "boards_5_silent": 1}, False)
-    assert verdict(base, {**base, "found": 0.9}, False) == []      # same board network
-    assert verdict(base, {**base, "found": 0.9}, True) == ["boards found 0.98 -> 0.9"]
-    assert verdict(base, {**base, "a_cell_off": 2}, True)
-
-
 def test_fit_reader_fits_a_decision_on_real_photos_and_writes_the_card(tmp_path):
     """The committed script end to end on a small fitting split: located photos, the
     calibration, the choices, the ablation, and a card the reader then loads."""

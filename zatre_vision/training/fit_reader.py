@@ -38,12 +38,18 @@ from pathlib import Path
 
 import numpy as np
 
+from ..vision.judge import (
+    A_CELL_OFF,
+    MANY_SILENT,
+    Tally,
+    cell_counts,
+    corner_error_cells,
+    harms,
+)
+
 #: the silent-cell rate the decision is fitted to stay under (the issue's target on the
 #: wide set)
 SILENT_TARGET = 1e-4
-#: a fitted board counts for the calibration when its corners lie within this many cells
-#: of the truth (a board a cell off would teach the calibration its neighbour's labels)
-ALIGNED_CELLS = 0.5
 #: the choices tried for the rule for "uncertain" and the hold-back count
 MIN_CONFIDENCE_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 DOUBTFUL_FRAME_GRID = (6, 8, 10, 12, 16, 24, 40)
@@ -108,9 +114,11 @@ def locate_case(reader, image: np.ndarray, truth: dict) -> Case:
     if not found.found:
         return Case(False, labels)
     model, cr, board = found.model, found.reading.crops, found.reading.board
-    corners = np.asarray(model.corners(), np.float64) / f
-    err = np.linalg.norm(corners - np.asarray(truth["corners"], np.float64), axis=1).max()
-    aligned = bool(err / (model.cell_size_px() / f) < ALIGNED_CELLS)
+    err = corner_error_cells(np.asarray(model.corners(), np.float64) / f, truth["corners"],
+                             model.cell_size_px() / f)
+    # only boards on the grid teach the calibration (one a cell off would teach it its
+    # neighbours' labels)
+    aligned = err < A_CELL_OFF
     sharp = sharpness(board)
     cfg = reader.config
     return Case(True, labels, aligned, board, cr, reader.classifier.logits(cr, ALL_CELLS),
@@ -245,10 +253,16 @@ class Figures:
                 "uncertain_rate": round(self.uncertain / max(self.visible, 1), 5),
                 "silent_rate": round(self.silent_rate, 7), "held_back": self.held_back}
 
+    @property
+    def tally(self) -> Tally:
+        return Tally(boards=self.boards, silent=self.silent,
+                     many_silent=self.boards_5_silent, uncertain=self.uncertain,
+                     visible=self.visible, exact=self.exact)
+
     def better_or_equal(self, other: Figures) -> bool:
-        """No more silent cells nor boards with 5 or more, and no fewer exact boards."""
-        return (self.silent <= other.silent and self.boards_5_silent <= other.boards_5_silent
-                and self.exact >= other.exact)
+        """No reading harm by the judge (``vision.judge.harms``: no more silent cells
+        nor boards with 5 or more), and no fewer exact boards."""
+        return not harms(other.tally, self.tally) and self.exact >= other.exact
 
 
 class Judge:
@@ -304,15 +318,8 @@ class Judge:
                 continue
             result = reader.decide(case.crops, p, blurred=case.blurred, clear=case.clear)
             reader.refine(case.board, result, blurred=case.blurred, clear=case.clear)
-            unc = set(result.uncertain)
-            w = u = 0
-            for j, name in enumerate(CELL_NAMES):
-                if not vis[j]:
-                    continue
-                if name in unc:
-                    u += 1
-                elif result.cells.get(name, 0) != case.labels[j]:
-                    w += 1
+            w, u, _ = cell_counts(case.labels, ~vis, result.cells, set(result.uncertain),
+                                  CELL_NAMES)
             silent += w
             uncertain += u
             if detail is not None:
@@ -322,12 +329,12 @@ class Judge:
                     d["boards"] += 1
                     d["silent"] += w
                     d["exact"] += int(w == 0 and u == 0)
-                if w >= 5:
+                if w >= MANY_SILENT:
                     detail.setdefault("boards with 5 or more", []).append(
                         {"set": case.set_name, "photo": case.index, "silent": w,
                          "aligned": case.aligned, "held_back": result.doubtful_frame})
             exact += int(w == 0 and u == 0)
-            b5 += int(w >= 5)
+            b5 += int(w >= MANY_SILENT)
             held += int(result.doubtful_frame)
         return Figures(boards, exact, silent, b5, uncertain, visible, held)
 

@@ -19,6 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .geometry import CELL_NAMES
+from .judge import A_CELL_OFF, PhotoScore, score_photo
 from .location import make_calibration
 from .reader import BoardReader, work_image
 from .reading.cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
@@ -111,10 +112,6 @@ def _record(row: tuple[int, int, int, int], group: list, splits: list[list]) -> 
     group.append(row[:3])
     for rows in splits:
         rows.append(row)
-
-
-#: a board found with a corner this many cells or more from the truth is fitted a cell off
-A_CELL_OFF = 0.5
 
 
 def _cached_photo(cache: Path | None, index: int, render) -> tuple[bytes, dict]:
@@ -217,7 +214,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                          tiles: str = "training", prints: tuple[str, ...] = ("peri",),
                          hires: bool = False, size: tuple[int, int] | None = None,
                          board_model_path: Path | None = None,
-                         photo_cache: Path | None = None) -> dict:
+                         photo_cache: Path | None = None,
+                         scores: list[PhotoScore] | None = None) -> dict:
     """``scanned_board``: every photo shows the real board's print (a scan,
     ``synth.scanned_board``) instead of the drawn boards the models were trained on;
     the scenes (camera, tiles, hands, light, sensor) are the same photo for photo.
@@ -228,7 +226,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
     ``size``: the photos' size (default ``SIZE``). ``board_model_path``: the board
     network (default the committed one); ``photo_cache``: a folder where the rendered
     photos are kept, so that a second model is judged on the same photos without
-    rendering them again (``zatre bench gate``)."""
+    rendering them again (``zatre bench gate``); ``scores``: a list that receives each
+    photo's score by the judge (``vision.judge.score_photo``), in the photos' order."""
     from ..synth.config import SynthConfig
     from ..synth.photos import render_photo
     from ..synth.scanned_board import scanned_board_texture
@@ -289,6 +288,17 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
         res = reader.read(img)
         times.append(res.elapsed_ms)
+        labels = _truth_labels(truth) if truth["board_found"] else None
+        score = score_photo(
+            board=bool(truth["board_found"]), truth=labels,
+            hidden=None if labels is None else labels == OCCLUDED,
+            truth_corners=truth.get("corners"), found=res.board_found,
+            corners=res.corners if res.board_found else None,
+            cell_px=res.model.cell_size_px() if res.board_found else 1.0,
+            cells=res.cells, uncertain=res.uncertain, names=CELL_NAMES,
+            read_ms=res.elapsed_ms, baseline_ms=base_times[-1])
+        if scores is not None:
+            scores.append(score)
         if not truth["board_found"]:
             false_pos += int(res.board_found)
             continue
@@ -301,7 +311,6 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             named["found"] += 1
             named["named"][str(res.board_print)] = named["named"].get(str(res.board_print),
                                                                       0) + 1
-        labels = _truth_labels(truth)
         vis = labels != OCCLUDED
         n_vis = int(vis.sum())
         hidden_total += int((~vis).sum())
@@ -331,14 +340,13 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
         if len(cal_times) < 40:  # fixed camera: calibration saved from this frame
             cal_reader.calibration = make_calibration(img, res.model)
             cal_times.append(cal_reader.read(img).elapsed_ms)
-        ce = np.linalg.norm(np.array(res.corners) - np.array(truth["corners"]), axis=1).max()
-        cell_px = res.model.cell_size_px()
-        corner_err.append(float(ce / cell_px))
-        a_cell_off += int(corner_err[-1] >= A_CELL_OFF)
+        corner_err.append(score.corner_error)
+        a_cell_off += int(score.off)
         np.add.at(cm, (labels, res.classes), 1)
         unc = set(res.uncertain)
         edges = set(truth.get("partly_hidden", []))
-        w = u = e = 0
+        # the judge's counts; the loop below only splits them further
+        w, u, e = score.silent, score.uncertain, 0
         settled = set(res.recentred)
         recentred += len(settled)
         beside_cells = set(res.beside_hand)
@@ -354,10 +362,8 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                 beside_hidden_wrong += misread * int(name in beside_cells)
                 continue
             if name in unc:
-                u += 1
                 e += int(name in edges)
             elif res.cells.get(name, 0) != labels[j]:
-                w += 1
                 recentred_wrong += int(name in settled)
                 beside_wrong += int(name in beside_cells)
         visible += n_vis
@@ -563,10 +569,12 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
 
 
 def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
-                         progress: bool = True, board_model_path: Path | None = None) -> dict:
+                         progress: bool = True, board_model_path: Path | None = None,
+                         scores: list[PhotoScore] | None = None) -> dict:
     """The reader on photos from elsewhere: every ``truth.json`` under ``folder`` maps a
     file name beside it to ``{"cells": {...}, "corners": [...]}`` (every tile; other
-    cells empty). The same figures as the synthetic benchmark's where they apply."""
+    cells empty). The same figures as the synthetic benchmark's where they apply;
+    ``scores`` receives each photo's score by the judge, in the photos' order."""
     made_by = provenance()
     cv2.setNumThreads(1)
     located = {} if board_model_path is None else {"board_model_path": board_model_path}
@@ -592,16 +600,21 @@ def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
         labels = np.array([int(truth.get("cells", {}).get(n, 0)) for n in CELL_NAMES])
         visible += len(labels)
         name = str(path.relative_to(folder))
+        score = score_photo(board=True, truth=labels, truth_corners=truth.get("corners"),
+                            found=res.board_found,
+                            corners=res.corners if res.board_found else None,
+                            cell_px=res.model.cell_size_px() if res.board_found else 1.0,
+                            cells=res.cells, uncertain=res.uncertain, names=CELL_NAMES,
+                            read_ms=res.elapsed_ms, baseline_ms=base_times[-1])
+        if scores is not None:
+            scores.append(score)
         if not res.board_found:
             silent.append(0)
             per_photo.append({"photo": name, "found": False})
             continue
         n_found += 1
         counter.add(img, res, labels)
-        unc = set(res.uncertain)
-        w = sum(n not in unc and res.cells.get(n, 0) != labels[j]
-                for j, n in enumerate(CELL_NAMES))
-        u = sum(n in unc for n in CELL_NAMES)
+        w, u = score.silent, score.uncertain
         silent.append(int(w))
         unsure += u
         exact += int(w == 0 and u == 0)

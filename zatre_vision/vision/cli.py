@@ -373,6 +373,9 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
 @click.option("--quick", is_flag=True, help="A tenth of --scale's photos, at least 5 a set "
               "(tests, a first look).")
 @click.option("--workers", type=click.IntRange(1, 16), default=2, show_default=True)
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="Keep the rendered photos in this folder between runs (reused only "
+                   "while the renderer's code is the same); default: rendered anew.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               default="benchmarks/gate.json", show_default=True,
               help="The result file; the table goes beside it as .md (an .md name: the "
@@ -381,10 +384,10 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
               help="When the candidate passes at scale 1, copy it (and its card) into "
                    "models/ and write its table beside the result files (gate.md).")
 def bench_gate(candidate: str, board_model: str | None, committed: str | None,
-               folder: str | None, scale: float, quick: bool, workers: int, out: str,
-               install: bool) -> None:
+               folder: str | None, scale: float, quick: bool, workers: int,
+               cache: str | None, out: str, install: bool) -> None:
     """A candidate model against the committed one on every bench set; exits 1 unless it
-    is no worse."""
+    is no worse (pooled, and on each set by one-sided exact tests)."""
     from ..bench.results import write_result_file
     from ..errors import check_output_file
     from .gate import install as install_models
@@ -414,7 +417,8 @@ def bench_gate(candidate: str, board_model: str | None, committed: str | None,
     result = run_gate(Path(candidate), Path(board_model) if board_model else None,
                       committed_path, DEFAULT_BOARD_MODEL,
                       Path(folder) if folder else None, scale=scale, workers=workers,
-                      log=lambda s: click.echo(s, err=True))
+                      log=lambda s: click.echo(s, err=True),
+                      cache=Path(cache) if cache else None)
     write_result_file(json_out, result)
     text = table(result)
     md_out.write_text(

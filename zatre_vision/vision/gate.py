@@ -4,20 +4,35 @@ committed one.
 The committed models and the candidate, each with its own fitted decision (its card's
 ``reader_thresholds``, ``training/fit_reader.py``), read the same photos of every bench
 set: the wide set, seed 8101, the training ranges, the held-out tile styles, the
-held-out prints, the scanned board, and the outside renderer's folder where it is
-present. Each set is rendered once (``photo_cache``) and read by both. The candidate
-passes when, on every set, it has no more silent cells (a wrong value not flagged) and
-no more boards with 5 or more of them than the committed model; where the board network
-changes too, it must also find at least as many boards and fit no more a cell off.
+held-out prints, the scanned board (240 photos each for the three held-out sets), and
+the outside renderer's folder where it is present. Each set is rendered once
+(``photo_cache``; kept between runs with ``cache``) and read by both; every photo is
+scored by the one judge (``vision.judge``).
+
+The rule (the owner's, issue 60):
+
+- pooled over all sets, the candidate has no more silent cells and no more boards with
+  5 or more silent cells; where the board network changes, no fewer boards found and no
+  more boards a cell off (``judge.harms``, raw counts);
+- on each set, no figure is significantly worse by a one-sided exact test
+  (``judge.set_tests``): silent cells as a count (the candidate's b of n = a + b is
+  Binomial(n, 1/2) if the two are equally good; the set fails where P(X >= b) < 0.05),
+  boards with 5+ silent cells and, with a new board network, boards not found, a cell off
+  and false boards by exact McNemar on the photos where the two disagree.
+
+The table shows every p-value and the pooled totals.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from .judge import MANY_SILENT, SIGNIFICANCE, PhotoScore, Tally, harms, set_tests
 
 
 @dataclass(frozen=True)
@@ -34,46 +49,65 @@ class GateSet:
     folder: bool = False
 
 
+#: the held-out sets hold 240 photos each, so that the exact tests have power
+HELD_OUT_PHOTOS = 240
 GATE_SETS = (
     GateSet("wide", 150),
     GateSet("seed 8101", 300, seed=8101),
     GateSet("training ranges", 200, seed=9002, wide=False),
-    GateSet("held-out tiles", 60, tiles="held-out"),
-    GateSet("held-out prints", 60, prints="held-out"),
-    GateSet("scanned board", 60, scanned=True),
+    GateSet("held-out tiles", HELD_OUT_PHOTOS, tiles="held-out"),
+    GateSet("held-out prints", HELD_OUT_PHOTOS, prints="held-out"),
+    GateSet("scanned board", HELD_OUT_PHOTOS, scanned=True),
     GateSet("outside renderer", 0, folder=True),
 )
 
 
-def _figures(res: dict) -> dict:
-    """The figures the gate compares and shows, from a bench result."""
-    silent = res["silent"]
+def _figures(res: dict, tally: Tally) -> dict:
+    """The figures the gate shows for one model on one set: the judge's sums, and the
+    uncertain share and read times from the bench result."""
     cells = res.get("cells", {})
-    return {"found": res["board_found_rate"],
-            "silent": silent["silent_errors"],
-            "silent_rate": silent["silent_error_rate"],
-            "boards_5_silent": silent["boards_with_5_or_more"],
+    return {"photos": tally.photos, "boards": tally.boards, "found": tally.found,
+            "found_rate": round(tally.found_rate, 5), "silent": tally.silent,
+            "silent_rate": round(tally.silent_rate, 7),
+            "boards_5_silent": tally.many_silent,
             "uncertain_rate": cells.get("uncertain_rate", res.get("uncertain_rate")),
-            "exact": res["boards_exactly_right"],
-            "a_cell_off": res.get("boards_a_cell_off", 0),
+            "exact": tally.exact, "a_cell_off": tally.off,
+            "false_boards": tally.false_boards,
             "read_ratio": res["timing_ms_one_thread"]["read_ratio_to_baseline"],
             "calibrated_ratio": res["timing_ms_one_thread"].get(
                 "read_with_calibration_ratio_to_baseline")}
 
 
-def verdict(committed: dict, candidate: dict, board_changed: bool) -> list[str]:
-    """Why the candidate fails on one set (empty: it passes there)."""
-    why = []
-    if candidate["silent"] > committed["silent"]:
-        why.append(f"silent cells {committed['silent']} -> {candidate['silent']}")
-    if candidate["boards_5_silent"] > committed["boards_5_silent"]:
-        why.append(f"boards with 5+ silent {committed['boards_5_silent']} -> "
-                   f"{candidate['boards_5_silent']}")
-    if board_changed and candidate["found"] < committed["found"]:
-        why.append(f"boards found {committed['found']} -> {candidate['found']}")
-    if board_changed and candidate["a_cell_off"] > committed["a_cell_off"]:
-        why.append(f"boards a cell off {committed['a_cell_off']} -> {candidate['a_cell_off']}")
+def judge_pair(committed: list[PhotoScore], candidate: list[PhotoScore],
+               board_changed: bool) -> tuple[list[dict], list[str]]:
+    """One set's tests (rows) and why it fails (empty: it passes)."""
+    tests = set_tests(committed, candidate, location=board_changed)
+    why = [f"{t.figure} {t.base} -> {t.trial} (P = {t.p:.4f} < {SIGNIFICANCE})"
+           for t in tests if t.worse]
+    return [t.row() for t in tests], why
+
+
+def pooled_verdict(committed: Tally, candidate: Tally, board_changed: bool) -> list[str]:
+    """Why the candidate fails on the pooled totals (empty: it passes there)."""
+    why = harms(committed, candidate, reading=True, location=False)
+    if board_changed:
+        why += [w for w in harms(committed, candidate, reading=False, location=True)
+                if w.startswith(("boards found", "boards a cell off"))]
     return why
+
+
+def photo_cache_key() -> str:
+    """What the rendered photos depend on: the renderer's code, data and the prints'
+    profiles. A cache folder is reused only under the same key."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    files = sorted([*(root / "synth").rglob("*"), *(root / "board_prints.py",),
+                    *(root.parent / "calibration" / "prints").glob("*.json")])
+    for f in files:
+        if f.is_file() and "__pycache__" not in f.parts:
+            h.update(f.relative_to(root.parent).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _run_set(job):
@@ -89,27 +123,36 @@ def _run_set(job):
         if outside is None:
             return gs.name, None
         for who, (pips, board) in pairs.items():
-            out[who] = run_folder_benchmark(Path(outside), Path(pips), progress=False,
-                                            board_model_path=board)
+            scores: list[PhotoScore] = []
+            res = run_folder_benchmark(Path(outside), Path(pips), progress=False,
+                                       board_model_path=board, scores=scores)
+            out[who] = (res, scores)
         return gs.name, out
     from ..synth.board_art import HELD_OUT_PRINTS
 
     photos = max(5, round(gs.photos * scale))
     prints = tuple(HELD_OUT_PRINTS) if gs.prints == "held-out" else (gs.prints,)
     seed = gs.seed if gs.seed is not None else (9001 if gs.wide else 9002)
-    cache = Path(cache_root) / gs.name.replace(" ", "-")
+    cache = Path(cache_root) / f"{gs.name.replace(' ', '-')}-{seed}"
     for who, (pips, board) in pairs.items():
-        out[who] = run_vision_benchmark(photos, Path(pips), seed=seed, progress=False,
-                                        wide=gs.wide, scanned_board=gs.scanned,
-                                        tiles=gs.tiles, prints=prints,
-                                        board_model_path=board, photo_cache=cache)
+        scores = []
+        res = run_vision_benchmark(photos, Path(pips), seed=seed, progress=False,
+                                   wide=gs.wide, scanned_board=gs.scanned,
+                                   tiles=gs.tiles, prints=prints,
+                                   board_model_path=board, photo_cache=cache,
+                                   scores=scores)
+        out[who] = (res, scores)
     return gs.name, out
 
 
 def run_gate(candidate: Path, candidate_board: Path | None, committed: Path,
              committed_board: Path, outside: Path | None, scale: float = 1.0,
-             workers: int = 2, log=print, sets: tuple[GateSet, ...] = GATE_SETS) -> dict:
-    """Both pairs of models on every set (``sets``); the table and the verdict."""
+             workers: int = 2, log=print, sets: tuple[GateSet, ...] = GATE_SETS,
+             cache: Path | None = None) -> dict:
+    """Both pairs of models on every set (``sets``); the table and the verdict.
+    ``cache``: a folder where the rendered photos are kept between runs (under a key of
+    the renderer's code, ``photo_cache_key``); without it they are rendered into a
+    temporary folder and removed."""
     from multiprocessing import get_context
 
     from .bench import provenance
@@ -118,41 +161,64 @@ def run_gate(candidate: Path, candidate_board: Path | None, committed: Path,
     board_changed = candidate_board is not None
     pairs = {"committed": (str(committed), str(committed_board)),
              "candidate": (str(candidate), str(candidate_board or committed_board))}
-    rows = []
-    failures = {}
-    cache_root = tempfile.mkdtemp(prefix="zatre-gate-")
+    rows: dict[str, dict] = {}
+    failures: dict[str, list[str]] = {}
+    pooled = {"committed": Tally(), "candidate": Tally()}
+    if cache is not None:
+        cache_root = str(Path(cache) / photo_cache_key())
+        Path(cache_root).mkdir(parents=True, exist_ok=True)
+    else:
+        cache_root = tempfile.mkdtemp(prefix="zatre-gate-")
     try:
+        # the slowest sets first, so that two workers finish together
+        order = sorted(sets, key=lambda g: -(g.photos * (3 if g.prints == "held-out" else 1)))
         jobs = [(gs, pairs, scale, str(outside) if outside else None, cache_root)
-                for gs in sets]
+                for gs in order]
         # spawn, not fork: a fork of a process whose OpenCV or onnxruntime threads hold
         # a lock deadlocks in the child (seen under pytest after other tests read photos)
         ctx = get_context("spawn")
         with ctx.Pool(max(1, workers)) as pool:
-            for name, out in pool.imap(_run_set, jobs):
+            for name, out in pool.imap_unordered(_run_set, jobs):
                 if out is None:
                     log(f"gate: {name}: skipped (no folder)")
                     continue
-                a, b = _figures(out["committed"]), _figures(out["candidate"])
-                why = verdict(a, b, board_changed)
+                (res_a, sc_a), (res_b, sc_b) = out["committed"], out["candidate"]
+                ta, tb = Tally.of(sc_a), Tally.of(sc_b)
+                pooled["committed"] += ta
+                pooled["candidate"] += tb
+                tests, why = judge_pair(sc_a, sc_b, board_changed)
                 if why:
                     failures[name] = why
-                rows.append({"set": name, "committed": a, "candidate": b,
-                             "passes": not why, "why": why})
+                rows[name] = {"set": name, "committed": _figures(res_a, ta),
+                              "candidate": _figures(res_b, tb), "tests": tests,
+                              "passes": not why, "why": why}
                 log(f"gate: {name}: {'passes' if not why else 'FAILS: ' + '; '.join(why)}")
     finally:
-        shutil.rmtree(cache_root, ignore_errors=True)
+        if cache is None:
+            shutil.rmtree(cache_root, ignore_errors=True)
+    pooled_why = pooled_verdict(pooled["committed"], pooled["candidate"], board_changed)
+    if pooled_why:
+        failures["pooled"] = pooled_why
+    log(f"gate: pooled: {'passes' if not pooled_why else 'FAILS: ' + '; '.join(pooled_why)}")
+    ordered = [rows[g.name] for g in sets if g.name in rows]
     return {**made_by, "candidate": str(candidate),
             "candidate_board": str(candidate_board) if candidate_board else None,
             "committed": str(committed), "committed_board": str(committed_board),
             "scale": scale, "board_changed": board_changed,
-            "rule": "on every set: silent cells and boards with 5 or more silent cells no "
-                    "more than the committed model's; with a new board network also boards "
-                    "found no fewer and boards a cell off no more",
-            "sets": rows, "passes": not failures and bool(rows), "failures": failures}
+            "rule": "pooled over all sets: no more silent cells, no more boards with "
+                    f"{MANY_SILENT}+ silent cells, and with a new board network no fewer "
+                    "boards found and no more a cell off; on each set no figure "
+                    f"significantly worse (one-sided exact tests, P < {SIGNIFICANCE}): "
+                    "silent cells as Binomial(a + b, 1/2), per-photo figures by exact "
+                    "McNemar on the photos where the two disagree",
+            "pooled": {who: t.row() for who, t in pooled.items()},
+            "pooled_why": pooled_why,
+            "sets": ordered, "passes": not failures and bool(ordered), "failures": failures}
 
 
 def table(result: dict) -> str:
-    """The side-by-side table, as Markdown."""
+    """The side-by-side table, the tests with their p-values and the pooled totals, as
+    Markdown."""
     head = ("| set | model | found | silent cells (rate) | boards 5+ silent | uncertain | "
             "exact | a cell off | read / baseline | with calibration |")
     lines = [head, "|" + "---|" * 10]
@@ -161,16 +227,37 @@ def table(result: dict) -> str:
             f = row[who]
             unc = f["uncertain_rate"]
             cal = f["calibrated_ratio"]
+            boards = max(f["boards"], 1)
             lines.append(
-                f"| {row['set']} | {who} | {100 * f['found']:.1f} % | {f['silent']} "
+                f"| {row['set']} | {who} | {f['found']} of {f['boards']} "
+                f"({100 * f['found'] / boards:.1f} %) | {f['silent']} "
                 f"({100 * f['silent_rate']:.4f} %) | {f['boards_5_silent']} | "
-                f"{'' if unc is None else f'{100 * unc:.2f} %'} | {100 * f['exact']:.1f} % | "
+                f"{'' if unc is None else f'{100 * unc:.2f} %'} | "
+                f"{f['exact']} ({100 * f['exact'] / boards:.1f} %) | "
                 f"{f['a_cell_off']} | {f['read_ratio']:.2f} | "
                 f"{'' if cal is None else f'{cal:.2f}'} |")
+    lines += ["", "Each set's tests (one-sided exact; committed -> candidate; for a "
+              "per-photo figure, the photos only one of the two failed on):", "",
+              "| set | figure | committed | candidate | only committed | only candidate "
+              "| P | significantly worse |", "|" + "---|" * 8]
+    for row in result["sets"]:
+        for t in row["tests"]:
+            lines.append(f"| {row['set']} | {t['figure']} | {t['base']} | {t['trial']} | "
+                         f"{t.get('only_base_failed', '')} | {t.get('only_trial_failed', '')}"
+                         f" | {t['p']:.4f} | {'**yes**' if t['significantly_worse'] else 'no'}"
+                         " |")
+    pooled = result.get("pooled")
+    if pooled:
+        keys = list(pooled["committed"])
+        lines += ["", "Pooled over all sets:", "", "| model | " + " | ".join(keys) + " |",
+                  "|" + "---|" * (len(keys) + 1)]
+        for who in ("committed", "candidate"):
+            lines.append(f"| {who} | " + " | ".join(str(pooled[who][k]) for k in keys)
+                         + " |")
     verdict_line = ("**passes**" if result["passes"] else
                     "**fails**: " + "; ".join(f"{k}: {', '.join(v)}"
                                               for k, v in result["failures"].items()))
-    return "\n".join(lines) + f"\n\nGate: {verdict_line}\n"
+    return "\n".join(lines) + f"\n\nRule: {result['rule']}.\n\nGate: {verdict_line}\n"
 
 
 def install(candidate: Path, candidate_board: Path | None, models: Path) -> list[Path]:
@@ -192,4 +279,5 @@ def install(candidate: Path, candidate_board: Path | None, models: Path) -> list
     return written
 
 
-__all__ = ["GATE_SETS", "install", "run_gate", "table", "verdict"]
+__all__ = ["GATE_SETS", "HELD_OUT_PHOTOS", "install", "judge_pair", "photo_cache_key",
+           "pooled_verdict", "run_gate", "table"]
