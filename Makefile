@@ -119,7 +119,7 @@ translations: $(VENV)/.installed
 # reader's decision, runs the gate against models/, and lands the candidates there only
 # if the gate passes (docs/vision-training.md#make-models). Resumable: the same command
 # goes on from where it stopped (state, chunks and checkpoints in build/models/). About
-# 2 hours on a 2-core CPU; `make models MODELS_ARGS=--gpu` where a GPU is lent.
+# 3 hours on a 2-core CPU; `make models MODELS_ARGS=--gpu` where a GPU is lent.
 MODELS_ARGS ?=
 $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[train]"

@@ -166,7 +166,7 @@ def test_bad_settings_are_refused_in_one_line_before_any_work(tmp_path, capsys, 
     assert not (tmp_path / "run").exists()
 
 
-def test_the_default_recipe_fits_two_hours_on_this_cpu():
+def test_the_default_recipe_is_the_landed_networks_within_three_hours_on_this_cpu():
     pytest.importorskip("torch", reason="training needs the train extra")
     from zatre_vision.training.recipe import BUDGET_S, DEFAULT, GPU, TRAINING_PRINTS, estimate
 
@@ -175,17 +175,22 @@ def test_the_default_recipe_fits_two_hours_on_this_cpu():
     p = DEFAULT.pips
     assert (p.makers, p.prints, p.batch, p.lr, p.epochs) == (0.5, TRAINING_PRINTS, 1024,
                                                               0.005, 26)
+    # the GPU network's recipe: 8,550 photos at the training ranges; the board finder
+    # the 28-epoch one in the widened world
+    assert (p.photos, p.world) == (8550, "default")
+    assert (DEFAULT.board.epochs, DEFAULT.board.world) == (28, "real_room")
     assert GPU.pips.photos == 8550 and GPU.pips.device == GPU.board.device == "cuda"
+    assert GPU.board.epochs == 28 and GPU.pips.world == "default"
 
 
-def test_both_networks_learn_from_the_widened_world_on_every_training_print():
+def test_the_board_network_learns_from_the_widened_world_on_every_training_print():
     pytest.importorskip("torch", reason="training needs the train extra")
     from zatre_vision.board_prints import load_prints, training_print_names
     from zatre_vision.training.board_data import BoardDataSpec, synth_config
     from zatre_vision.training.board_train import chunk_folders
     from zatre_vision.training.recipe import DEFAULT
 
-    assert DEFAULT.board.world == DEFAULT.pips.world == "real_room"
+    assert DEFAULT.board.world == "real_room"
     wide = synth_config(BoardDataSpec(1, 1, world="real_room"))
     plain = synth_config(BoardDataSpec(1, 1))
     # other makers' tiles, hands, the grid at the frame's edge, lenses of either sign

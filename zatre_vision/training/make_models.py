@@ -451,7 +451,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true",
                     help="a few photos, two epochs, the gate's --quick (tests)")
     ap.add_argument("--gpu", action="store_true",
-                    help="the GPU recipe: 8,550 pip photos, 16 rendering processes, cuda")
+                    help="the same recipe where a GPU is lent: 16 rendering processes, "
+                         "cuda (as --device cuda --workers 16 --threads 0)")
     ap.add_argument("--device", choices=("cpu", "cuda"), default=None)
     ap.add_argument("--workers", type=int, default=None, help="rendering processes (1-64)")
     ap.add_argument("--threads", type=int, default=None,
@@ -461,7 +462,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--epochs", type=int, default=None, help="pip classifier epochs")
     ap.add_argument("--world", default=None,
                     help="the renderer's ranges for both networks' photos (a SynthConfig "
-                         "factory; default real_room; 'default' is SynthConfig())")
+                         "factory; by default the pip network's is 'default', "
+                         "SynthConfig(), and the board network's real_room)")
     ap.add_argument("--locate-command", default=None,
                     help="instead of fit_locator (placeholders {python} {board} "
                          "{locate_photos} {run})")
