@@ -113,6 +113,7 @@ def test_make_models_quick_is_interrupted_resumed_and_lands(tmp_path, stubs, cap
     assert made["data"]["makers_share"] == 0.5 and made["data"]["photos"] == 4
     assert made["data"]["prints"][:2] == ["peri", "plain-black"]
     assert made["runs"] == 3 and made["wall_seconds"] > 0
+    assert made["gate"]["verdict"] == "passed" and made["gate"]["against"] == str(models)
     assert card["training"]["resumed_after_epoch"] == 1
     assert len(card["training"]["history"]) == 2
     board_card = json.loads((models / "board.onnx.json").read_text())

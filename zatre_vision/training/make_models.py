@@ -17,7 +17,7 @@ Steps, each recorded in ``RUN/state.json`` when it finishes (a rerun skips it):
    anything else an error (a crash exits 1 too, but writes no table; the step runs
    again next time).
 7. ``land``: passed: the candidates and their cards replace ``models/`` and the gate's
-   table is copied to ``benchmarks/gate.md``; rejected: they stay under ``RUN`` with
+   table is copied beside them (``models/gate.md``) and the verdict goes into both cards; rejected: they stay under ``RUN`` with
    ``REJECTED.txt`` saying why.
 
 Exit status: 0 landed, 1 the gate said no, 2 bad input or a failed step, 3 stopped as
@@ -86,7 +86,8 @@ class Paths:
     @classmethod
     def under(cls, run: Path, models: Path | None = None, gate_table: Path | None = None,
               cache: Path | None = None) -> Paths:
-        return cls(run, models or REPO / "models", gate_table or REPO / "benchmarks" / "gate.md",
+        models = models or REPO / "models"
+        return cls(run, models, gate_table or models / "gate.md",
                    cache or run / "chunks")
 
     @property
@@ -379,7 +380,12 @@ class Run:
                                       - self.state.data["runs"][-1].get("seconds", 0.0), 1),
                 "runs": len(self.state.data["runs"]), "started": self.state.data["started"],
                 "finished": now_iso(),
-                "step_seconds": {s: i.get("seconds") for s, i in self.state.data["steps"].items()}}
+                "step_seconds": {s: i.get("seconds") for s, i in self.state.data["steps"].items()},
+                # the gate's verdict against the models in place when it ran
+                "gate": {"verdict": self.state.info("gate").get("verdict"),
+                         "against": str(self.paths.models),
+                         "why": self.state.info("gate").get("why", []),
+                         "table": str(self.paths.gate_out)}}
         for which in ("pips", "board"):
             _update_card(self.paths.candidate(which), "make_models", wall)
         if self.state.info("gate").get("verdict") != "passed":
@@ -445,7 +451,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "repository's models/; with --quick, RUN/landed)")
     ap.add_argument("--gate-table", type=Path, default=None,
                     help="where the gate's table is copied when it passes (default "
-                         "benchmarks/gate.md; with --quick, RUN/landed/gate.md)")
+                         "gate.md beside the landed models; with --quick, "
+                         "RUN/landed/gate.md)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="rendered chunks (default RUN/chunks; several runs may share one)")
     ap.add_argument("--quick", action="store_true",
