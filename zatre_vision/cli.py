@@ -44,6 +44,8 @@ LAZY_COMMANDS = {
                "Copy the SQLite database to a file while the table may be running."),
     "restore": ("zatre_vision.store.backup_cli:restore",
                 "Put a backup made by `zatre backup` back as the table's database."),
+    "pin": ("zatre_vision.server.pin_cli:pin",
+            "The table's PIN from its console: a one-time sign-in code, a new PIN."),
 }
 LAZY_BENCH_COMMANDS = {
     "vision": ("zatre_vision.vision.cli:bench_vision",
