@@ -85,6 +85,31 @@ def login_again(message: str, code: int, wait_s: float):
     return resp
 
 
+@bp.post("/pin")
+def change_pin():
+    """A new PIN for the table, given the current one (a wrong one counts as a wrong
+    PIN); every other browser signs in again."""
+    check_csrf()
+    data = forms.payload()
+    guard = ctx().pins
+    if guard.configured:
+        abort(409, messages.PIN_FROM_SETTINGS)
+    if not guard.is_set:
+        abort(409, "no PIN is set yet: choose one in Setup")
+    new_pin = forms.new_pin(data.get("new_pin"))
+    again = data.get("new_pin_again")
+    if again is not None and str(again).strip() != new_pin:
+        abort(400, messages.PIN_REPEAT_DIFFERS)
+    client, device = request.remote_addr or "?", session.get("device")
+    if not guard.check(str(data.get("pin", "")).strip(), client, device):
+        abort(401, wrong_pin_message(guard.wait_for(client, device)))
+    guard.set_pin(new_pin)
+    session.permanent = True
+    session.setdefault("device", new_device_id())
+    session["auth"] = guard.fingerprint()
+    return done(messages.PIN_CHANGED)
+
+
 @bp.post("/logout")
 def logout():
     check_csrf()
