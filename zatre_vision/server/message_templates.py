@@ -70,6 +70,8 @@ TEMPLATES: tuple[str, ...] = (
     N_("match {id} is still running (turn {n}): finish it first, or tick \"end it unfinished\" to start a new one"),
     N_("Undo is off in the demo game: its simulated players cannot take tiles back (at a real table, and in manual entry, it works)"),
     N_("no camera is watching this table: enter the turn instead"),
+    N_("camera stalled: no frame for {n} s; it is restarted on its own, enter turns by hand meanwhile"),
+    N_("camera stalled: {n} captures hang, so it is no longer restarted; enter turns by hand, and reconnect the camera or restart the service"),
     N_("no camera is watching this table: correct the cell instead"),
     N_("no turn waits for {cell} (it may have been read meanwhile)"),
     N_("give the held-back tiles, like 5 6"),
