@@ -53,6 +53,12 @@ LAZY_BENCH_COMMANDS = {
     "gate": ("zatre_vision.vision.cli:bench_gate",
              "A candidate model against the committed one on every bench set; exits 1 "
              "unless it is no worse."),
+    "pin-flood": ("zatre_vision.bench.guest_cli:pin_flood",
+                  "Wrong PINs from 256 addresses while the operator plays on (exit 1 on a "
+                  "lock-out)."),
+    "slow-clients": ("zatre_vision.bench.guest_cli:slow_clients",
+                     "Slow sockets from 32 addresses while the operator asks from another "
+                     "(exit 1 if missed)."),
 }
 
 

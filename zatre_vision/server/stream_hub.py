@@ -80,25 +80,32 @@ class ConnectionPolicy:
     evicted: int = 0
     by_address: Counter = field(default_factory=Counter)
     outside: int = 0
+    #: addresses but the local ones that hold a connection
+    outside_addresses: int = 0
     #: the connections of every address but the local ones, oldest first
     _outside_channels: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def admit(self, address: str) -> bool:
         """Whether a connection from ``address`` may be served. When every address but
-        the local ones together hold their share, the oldest of their connections that
-        is only *waiting* (no complete request, nothing being answered: a slow or idle
-        client) is closed to make room, so slow clients from any number of addresses
-        cannot keep a new one out; one over its own address's share is refused."""
+        the local ones together hold their share, an address that holds less than its
+        fair part of it (the share over the addresses holding connections) gets the
+        place of the oldest connection that is only *waiting* (no complete request,
+        nothing being answered: a slow or idle client), so slow clients from any number
+        of addresses cannot keep a phone out; one at its fair part, or over its own
+        address's share, is refused as it is accepted (cheaply: no eviction, no churn)."""
         if address in self.local:
             return True
         with self._lock:
-            if self.per_address and self.by_address[address] >= self.per_address:
+            mine = self.by_address[address]
+            if self.per_address and mine >= self.per_address:
                 self.refused += 1
                 return False
             if not self.shared or self.outside < self.shared:
                 return True
-            victim = next((c for c in self._outside_channels if waiting(c)), None)
+            fair = mine * max(1, self.outside_addresses) < self.shared
+            victim = next((c for c in self._outside_channels if waiting(c)), None) \
+                if fair else None
             if victim is None:
                 self.refused += 1
                 return False
@@ -111,6 +118,8 @@ class ConnectionPolicy:
             self.by_address[address] += 1
             if address not in self.local:
                 self.outside += 1
+                if self.by_address[address] == 1:
+                    self.outside_addresses += 1
                 if channel is not None:
                     self._outside_channels[channel] = None
 
@@ -119,6 +128,8 @@ class ConnectionPolicy:
             self.by_address[address] -= 1
             if self.by_address[address] <= 0:
                 del self.by_address[address]
+                if address not in self.local:
+                    self.outside_addresses -= 1
             if address not in self.local:
                 self.outside -= 1
                 self._outside_channels.pop(channel, None)
@@ -381,6 +392,7 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
                     channel.will_close = True  # closed on the loop's next pass
 
         listener.maintenance = maintenance
+        listener.handle_accept = _batch_accept(listener)
     if hub is None:
         return server
     for listener in listeners:
@@ -393,6 +405,38 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
         listener.add_task = add_task
     hub.start(listeners[0].pull_trigger)
     return server
+
+
+#: connections taken from the listen queue per pass of waitress's loop
+ACCEPT_BATCH = 64
+
+
+def _batch_accept(listener):
+    """waitress accepts one connection per pass of its loop, and a pass asks every open
+    connection whether it reads or writes: with a thousand slow clients reconnecting
+    as fast as they are refused, the operator's connection waited behind them in the
+    listen queue. This takes up to ``ACCEPT_BATCH`` a pass (as waitress does each)."""
+
+    def handle_accept():
+        for _ in range(ACCEPT_BATCH):
+            if len(listener._map) >= listener.adj.connection_limit:
+                return
+            try:
+                got = listener.accept()
+            except OSError:  # a bogus socket
+                continue
+            if got is None:
+                return
+            conn, addr = got
+            try:
+                listener.set_socket_options(conn)
+            except OSError:  # its client closed it already
+                conn.close()
+                continue
+            listener.channel_class(listener, conn, listener.fix_addr(addr), listener.adj,
+                                   map=listener._map)
+
+    return handle_accept
 
 
 def raise_open_files_limit(wanted: int) -> None:
