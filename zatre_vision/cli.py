@@ -59,6 +59,12 @@ LAZY_BENCH_COMMANDS = {
     "slow-clients": ("zatre_vision.bench.guest_cli:slow_clients",
                      "Slow sockets from 32 addresses while the operator asks from another "
                      "(exit 1 if missed)."),
+    "backup-access": ("zatre_vision.bench.guest_cli:backup_access",
+                      "A backup tried for operator access with every secret in it (exit 1 on "
+                      "a way in)."),
+    "camera-hang": ("zatre_vision.bench.guest_cli:camera_hang",
+                    "Hand entry through a camera that hangs (exit 1 if a turn or a request "
+                    "is lost)."),
 }
 
 

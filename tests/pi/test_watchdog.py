@@ -123,6 +123,7 @@ def test_a_camera_that_hangs_is_restarted_while_the_table_plays_on_by_hand(tmp_p
             assert table.commit_turn(turn, source="manual")["legal"]
         assert wait_until(lambda: restarts.restarts_in_all >= 3, 10)
         assert len(cameras.sources) == 4                 # the first and three restarts
+        assert table.camera["restarts"] == 3             # the state (and dashboard) says so
         time.sleep(1.0)
         assert restarts.restarts_in_all == 3 and restarts.hung() == 3   # no more: max_hung
         assert "no longer restarted" in table.camera["message"]

@@ -50,3 +50,33 @@ def slow_clients(out: str, sockets: int, requests: int) -> None:
     write_bench_result(out, result, result["summary"], command=command)
     if not result["ok"]:
         raise SystemExit(1)
+
+
+@click.command("backup-access")
+@_out("backup_access")
+def backup_access(out: str) -> None:
+    """A backup tried for operator access with every secret in it (exit 1 on a way in)."""
+    from .backup_access_bench import run_backup_access_benchmark
+
+    check_output_file(out)
+    command = _command("backup-access").strip()
+    result = run_backup_access_benchmark()
+    write_bench_result(out, result, result["summary"], command=command)
+    if not result["ok"]:
+        raise SystemExit(1)
+
+
+@click.command("camera-hang")
+@_out("camera_hang")
+@click.option("--hang-s", type=click.FloatRange(20, 3600), default=300.0, show_default=True,
+              help="How long the camera hangs while turns are entered by hand.")
+def camera_hang(out: str, hang_s: float) -> None:
+    """Hand entry through a camera that hangs (exit 1 if a turn or a request is lost)."""
+    from .camera_hang_bench import run_camera_hang_benchmark
+
+    check_output_file(out)
+    command = _command("camera-hang").strip()
+    result = run_camera_hang_benchmark(hang_s=hang_s)
+    write_bench_result(out, result, result["summary"], command=command)
+    if not result["ok"]:
+        raise SystemExit(1)

@@ -93,6 +93,7 @@ class CameraRestarts:
         self.restarts += 1
         self.restarts_in_all += 1
         self._last_at = now
+        self.table.set_camera_status({"restarts": self.restarts_in_all})  # the state shows it
         return True
 
     def start(self) -> None:
