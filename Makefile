@@ -139,12 +139,12 @@ R := benchmarks/results
 OUTSIDE_PHOTOS ?= ../shared/photos/outside-renderer
 BENCH_FAST := $(R)/rules.json $(R)/analyse.json $(R)/startup.json $(R)/bad_input.json \
 	$(R)/camera_pacing.json $(R)/synth.json $(R)/sse_load.json $(R)/serve_load.json \
-	$(R)/serve.json
+	$(R)/serve.json $(R)/pin_flood.json $(R)/slow_clients.json $(R)/backup_access.json
 BENCH_SLOW := $(R)/adapt.json $(R)/adapt-fit.json $(R)/vision.json $(R)/vision-seed-8101.json \
 	$(R)/vision-training-ranges.json $(R)/vision-scanned-board.json \
 	$(R)/vision-heldout-tiles.json $(R)/vision-heldout-prints.json $(R)/vision-outside.json \
 	$(R)/tracking.json $(R)/tracking-wide-games1-8.json $(R)/tracking-wide-games9-20.json \
-	$(R)/tracking-hurried.json $(R)/tracking-heldout-tiles-hurried.json
+	$(R)/tracking-hurried.json $(R)/tracking-heldout-tiles-hurried.json $(R)/camera_hang.json
 .PHONY: bench-fast $(BENCH_FAST) $(BENCH_SLOW)
 bench: $(BENCH_FAST) $(BENCH_SLOW)
 bench-fast: $(BENCH_FAST)
@@ -167,6 +167,14 @@ $(R)/serve_load.json: $(VENV)/.installed
 	$(BIN)/zatre bench load
 $(R)/serve.json: $(VENV)/.installed
 	$(BIN)/zatre bench serve
+$(R)/pin_flood.json: $(VENV)/.installed
+	$(BIN)/zatre bench pin-flood
+$(R)/slow_clients.json: $(VENV)/.installed
+	$(BIN)/zatre bench slow-clients
+$(R)/backup_access.json: $(VENV)/.installed
+	$(BIN)/zatre bench backup-access
+$(R)/camera_hang.json: $(VENV)/.installed
+	$(BIN)/zatre bench camera-hang
 $(R)/adapt.json: $(VENV)/.installed
 	$(BIN)/zatre bench adapt
 $(R)/adapt-fit.json: $(VENV)/.installed

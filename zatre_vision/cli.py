@@ -44,6 +44,8 @@ LAZY_COMMANDS = {
                "Copy the SQLite database to a file while the table may be running."),
     "restore": ("zatre_vision.store.backup_cli:restore",
                 "Put a backup made by `zatre backup` back as the table's database."),
+    "pin": ("zatre_vision.server.pin_cli:pin",
+            "The table's PIN from its console: a one-time sign-in code, a new PIN."),
 }
 LAZY_BENCH_COMMANDS = {
     "vision": ("zatre_vision.vision.cli:bench_vision",
@@ -51,6 +53,18 @@ LAZY_BENCH_COMMANDS = {
     "gate": ("zatre_vision.vision.cli:bench_gate",
              "A candidate model against the committed one on every bench set; exits 1 "
              "unless it is no worse."),
+    "pin-flood": ("zatre_vision.bench.guest_cli:pin_flood",
+                  "Wrong PINs from 256 addresses while the operator plays on (exit 1 on a "
+                  "lock-out)."),
+    "slow-clients": ("zatre_vision.bench.guest_cli:slow_clients",
+                     "Slow sockets from 32 addresses while the operator asks from another "
+                     "(exit 1 if missed)."),
+    "backup-access": ("zatre_vision.bench.guest_cli:backup_access",
+                      "A backup tried for operator access with every secret in it (exit 1 on "
+                      "a way in)."),
+    "camera-hang": ("zatre_vision.bench.guest_cli:camera_hang",
+                    "Hand entry through a camera that hangs (exit 1 if a turn or a request "
+                    "is lost)."),
 }
 
 

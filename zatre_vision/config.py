@@ -36,6 +36,10 @@ class ConfigError(ValueError):
 #: characters), which no one guesses offline from a leaked PIN hash
 PIN_PATTERN = re.compile(r"[0-9]{4,12}|[^\x00-\x1f\x7f]{12,128}")
 PIN_RULE = "4 to 12 digits, or a passphrase of 12 to 128 characters"
+#: a PIN chosen now (first setup, a change on the dashboard, ``zatre pin set``): at
+#: least 6 digits, or a passphrase; the 4-digit PINs above stay valid where set before
+NEW_PIN_PATTERN = re.compile(r"[0-9]{6,12}|[^\x00-\x1f\x7f]{12,128}")
+NEW_PIN_RULE = "6 to 12 digits, or a passphrase of 12 to 128 characters"
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
 

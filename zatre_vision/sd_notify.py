@@ -2,14 +2,13 @@
 
 The unit is ``Type=notify`` with ``WatchdogSec``: ``zatre serve`` says ``READY=1`` once it
 serves and ``STOPPING=1`` when it stops; a :class:`WatchdogFeeder` thread says
-``WATCHDOG=1`` every third of the watchdog interval *while the parts a table needs show
-life* (:class:`TableHealth`): the camera gave a frame within its stall limit, or is known
-to be off or away (the camera service's state is anything but "stalled", which it
-becomes also when the first capture never returns), and the web server answers a
+``WATCHDOG=1`` every third of the watchdog interval *while the web server answers* a
 request the feeder makes to itself (``GET /api/state``, which also takes the table's
-lock). A hang of either stops the feeding, and systemd restarts the service, instead of
-the table waiting for a person. Outside systemd (no ``NOTIFY_SOCKET``) everything here
-does nothing.
+lock): :class:`TableHealth`. A hung web loop stops the feeding, and systemd restarts the
+service instead of the table waiting for a person. A camera that hangs does not: its
+pipeline is restarted on its own in the process (``server/camera_restarts.py``) and the
+dashboard says "stalled", while turns are entered by hand. Outside systemd (no
+``NOTIFY_SOCKET``) everything here does nothing.
 """
 
 from __future__ import annotations
@@ -100,12 +99,6 @@ class WatchdogFeeder:
             self._thread = None
 
 
-def camera_progressing(state: Callable[[], dict], stalled_states=("stalled",)) -> bool:
-    """Healthy unless the camera says it is connected but gives no frame."""
-    camera = state() or {}
-    return camera.get("state") not in stalled_states
-
-
 def http_answers(url: str, timeout_s: float) -> bool:
     """True when ``GET url`` gets an answer below 500 within ``timeout_s`` (no proxy)."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -131,21 +124,17 @@ def self_url(host: str, port: int, path: str = "/api/state") -> str:
 
 
 class TableHealth:
-    """The watchdog's question: does the table show life? The camera is not stalled
-    (``camera_state()``'s state), and, with a ``url``, the web server answers it within
-    ``timeout_s``. ``reason`` says what failed last."""
+    """The watchdog's question: does the table show life? With a ``url``, the web server
+    answers it within ``timeout_s`` (the camera is not asked: a stalled camera is
+    restarted in the process, and hand entry goes on meanwhile). ``reason`` says what
+    failed last."""
 
-    def __init__(self, camera_state: Callable[[], dict], url: str | None,
-                 timeout_s: float = 5.0, probe: Callable[[str, float], bool] = http_answers):
-        self.camera_state, self.url, self.timeout_s, self.probe = (camera_state, url,
-                                                                   timeout_s, probe)
+    def __init__(self, url: str | None, timeout_s: float = 5.0,
+                 probe: Callable[[str, float], bool] = http_answers):
+        self.url, self.timeout_s, self.probe = url, timeout_s, probe
         self.reason = ""
 
     def __call__(self) -> bool:
-        if not camera_progressing(self.camera_state):
-            camera = self.camera_state() or {}
-            self.reason = f"camera stalled ({camera.get('message') or 'no frame'})"
-            return False
         if self.url is not None and not self.probe(self.url, self.timeout_s):
             self.reason = (f"the web server did not answer {self.url} within "
                            f"{self.timeout_s:g} s")

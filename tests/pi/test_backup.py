@@ -73,3 +73,48 @@ def test_backup_refuses_to_overwrite(zatre, tmp_path):
     proc = zatre("backup", str(tmp_path / "b.db"), "--data-dir", str(data))
     assert proc.returncode == 2 and "exists already" in proc.stderr
     assert (tmp_path / "b.db").read_text() == "keep me"
+
+
+def test_a_backup_holds_nothing_that_opens_the_table_and_leaves_one_file(zatre, tmp_path):
+    from werkzeug.security import generate_password_hash
+
+    from zatre_vision.server.console_codes import new_console_code
+
+    data = tmp_path / "data"
+    store = make_db(data, 1)  # open in WAL mode while the backup runs, as a server's is
+    pin_hash = generate_password_hash("975310")
+    try:
+        store.set_setting("pin_hash:table-1", pin_hash)
+        store.set_setting("setup_code:table-2", "ABCD-EFGH")
+        code = new_console_code(store, "table-1")
+        grant = store.get_setting("console_grant:table-1")
+        store.set_setting("coach:table-1", "on")
+        out = tmp_path / "backups"
+        out.mkdir()
+        proc = zatre("backup", str(out / "b.db"), "--data-dir", str(data))
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        store.close()
+    assert sorted(p.name for p in out.iterdir()) == ["b.db"]      # no -wal, -shm or .part
+    raw = (out / "b.db").read_bytes()
+    assert raw[18:20] == b"\x01\x01"                              # a rollback journal
+    for secret in (pin_hash, pin_hash.split("$")[-1], "ABCD-EFGH", grant.split()[0],
+                   code.replace("-", ""), "pin_hash:", "console_grant:"):
+        assert secret.encode() not in raw, secret
+    conn = sqlite3.connect(str(out / "b.db"))
+    try:
+        assert conn.execute("SELECT value FROM settings WHERE key = 'coach:table-1'"
+                            ).fetchone() == ("on",)
+    finally:
+        conn.close()
+    assert sorted(p.name for p in out.iterdir()) == ["b.db"]      # reading it leaves none
+
+    proc = zatre("restore", str(out / "b.db"), "--data-dir", str(data))
+    assert proc.returncode == 0 and "zatre pin set" in proc.stderr, proc.stderr
+    store = open_store(data)
+    try:
+        assert store.get_setting("pin_hash:table-1") is None      # the console sets one
+    finally:
+        store.close()
+    kept = [p.name for p in data.glob("zatre.db.before-restore-*")]
+    assert len(kept) == 1 and not kept[0].endswith(("-wal", "-shm")), kept  # one file

@@ -155,7 +155,8 @@ def test_every_zatre_command_of_the_guide_runs_as_written_and_writes_only_to_the
     for words in zatre_commands():
         args = [w.replace("/var/lib/zatre", str(data)) for w in words[1:]]
         r = subprocess.run([sys.executable, "-m", "zatre_vision", *args], cwd=home, env=env,
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120,
+                           input="975310\n975310\n")   # what `zatre pin set` asks, twice
         outputs[" ".join(words)] = r
         assert r.returncode == 0, f"{' '.join(words)}: {r.stdout}{r.stderr}"
     after = snapshot(root, home)
@@ -192,7 +193,8 @@ def test_without_the_table_settings_the_commands_refuse_to_write_into_a_stray_fo
     for args in (["calibrate", "exposure"], ["calibrate", "exposure", "--unlock"],
                  ["restore", str(root / "var/lib/zatre/zatre.db")]):
         r = subprocess.run([sys.executable, "-m", "zatre_vision", *args], cwd=home, env=env,
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120,
+                           input="975310\n975310\n")   # what `zatre pin set` asks, twice
         assert r.returncode == 2, r.stderr
         assert len(r.stderr.splitlines()) == 1 and "no table uses this folder" in r.stderr
         assert "--config /etc/zatre/config.yaml" in r.stderr

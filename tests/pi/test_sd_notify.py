@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from zatre_vision.sd_notify import WatchdogFeeder, camera_progressing, notify, watchdog_interval_s
+from zatre_vision.sd_notify import TableHealth, WatchdogFeeder, notify, watchdog_interval_s
 
 
 def listener(tmp_path):
@@ -46,17 +46,16 @@ def test_watchdog_interval():
     assert watchdog_interval_s({}, pid=5) is None
 
 
-def test_the_feeder_stops_when_the_camera_stalls():
-    sent, camera = [], {"state": "ok"}
-    feeder = WatchdogFeeder(3.0, lambda: camera_progressing(lambda: camera), send=sent.append)
+def test_the_feeder_says_why_it_stops_and_when_it_feeds_again():
+    sent, answers = [], [True]
+    health = TableHealth("http://127.0.0.1:1/api/state", probe=lambda url, t: answers[-1])
+    feeder = WatchdogFeeder(3.0, health, send=sent.append)
     assert feeder.beat() and sent == ["WATCHDOG=1"]
-    camera["state"] = "reconnecting"  # unplugged: the reconnect logic has it, keep feeding
-    assert feeder.beat()
-    camera["state"] = "stalled"  # connected but no frame: let systemd restart us
-    assert not feeder.beat() and sent.count("WATCHDOG=1") == 2
-    assert sent[-1].startswith("STATUS=watchdog not fed")  # systemctl status says why
-    camera["state"] = "ok"
-    assert feeder.beat() and sent.count("WATCHDOG=1") == 3
+    answers.append(False)  # the web loop hangs: let systemd restart us
+    assert not feeder.beat() and sent.count("WATCHDOG=1") == 1
+    assert sent[-1].startswith("STATUS=watchdog not fed: the web server did not answer")
+    answers.append(True)
+    assert feeder.beat() and sent.count("WATCHDOG=1") == 2
 
 
 def test_serve_says_ready_and_feeds_the_watchdog(tmp_path):

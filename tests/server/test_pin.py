@@ -41,7 +41,7 @@ def _token(c, url="/setup"):
     return page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
 
 
-SETUP = {"new_pin": "97531", "players[]": ["Ann", "Ben"], "camera": "none"}
+SETUP = {"new_pin": "975310", "players[]": ["Ann", "Ben"], "camera": "none"}
 
 
 def test_the_first_pin_needs_the_setup_code(new_table):
@@ -58,11 +58,15 @@ def test_the_first_pin_needs_the_setup_code(new_table):
         assert r.status_code == 403 and "setup code" in r.get_json()["error"]
         assert not guard.is_set and app.extensions["zatre"].table.match is None
     guard.clock = lambda: time.time() + 10 ** 6   # the three wrong codes made it wait
+    short = c.post("/setup", data={**SETUP, "new_pin": "97531", "csrf_token": token,
+                                   "setup_code": code}, headers={"Accept": "application/json"})
+    assert short.status_code == 400 and "6 to 12 digits" in short.get_json()["error"]
+    assert not guard.is_set   # a PIN chosen now has at least 6 digits (or is a passphrase)
     r = c.post("/setup", data={**SETUP, "csrf_token": token,
                                "setup_code": " " + code.lower().replace("-", "") + " "})
     assert r.status_code == 302 and guard.is_set
     assert guard.setup_code() is None and store.get_setting("setup_code:table-1") is None
-    assert c.post("/table/undo", headers={"X-Table-PIN": "97531"}).status_code == 409
+    assert c.post("/table/undo", headers={"X-Table-PIN": "975310"}).status_code == 409
 
 
 def test_serve_prints_the_setup_code_and_doctor_shows_it(tmp_path):

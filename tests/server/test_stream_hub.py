@@ -214,6 +214,58 @@ def test_slow_clients_from_two_addresses_leave_the_operator_a_slot(live, table):
     assert srv.policy.refused > 0
 
 
+def test_slow_clients_from_32_addresses_cannot_keep_the_operator_out(live, table):
+    """Slow clients from 32 addresses, each under its own share, together hold every
+    connection the other addresses may have; a new connection from yet another
+    address takes the place of the oldest that is only waiting, so the operator is
+    answered every time (before, it was closed as it was accepted)."""
+    srv = live(max_connections=64, reserved_connections=16, connections_per_address=8,
+               headers_timeout_s=30.0, idle_timeout_s=60, threads=4)
+    guests = [f"127.0.0.{10 + n}" for n in range(32)]
+    held = []
+    stop = threading.Event()
+
+    def refill():
+        while not stop.is_set():
+            for address in guests:
+                if sum(1 for a, _ in held if a == address) < 4:
+                    with contextlib.suppress(OSError):
+                        s = _from(address, srv.port)
+                        s.send(b"G")              # one byte of a head, then nothing
+                        held.append((address, s))
+            for pair in list(held):               # the ones the server closed
+                pair[1].setblocking(False)
+                try:
+                    gone = pair[1].recv(1) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    held.remove(pair)
+                    pair[1].close()
+            time.sleep(0.05)
+
+    crowd = threading.Thread(target=refill, daemon=True)
+    crowd.start()
+    try:
+        wait_for(lambda: srv.policy.outside >= 48, what="the guests holding the share")
+        answers = []
+        for _ in range(20):
+            s = _from("127.0.0.4", srv.port)
+            try:
+                answers.append(_get_state(s)[:12])
+            finally:
+                s.close()
+    finally:
+        stop.set()
+        crowd.join(10)
+        for _, s in held:
+            s.close()
+    assert answers == [b"HTTP/1.1 200"] * 20
+    assert srv.policy.evicted > 0 and srv.policy.outside <= 48
+
+
 def test_head_events_is_answered_without_a_stream(live, table):
     """A HEAD (a link checker, a proxy's health check) gets the stream's head, not a
     503 "too many live views", and takes no stream slot."""

@@ -179,7 +179,7 @@ def test_a_camera_hung_in_read_is_reported_stalled_then_ok_again(tmp_path, monke
         time.sleep(0.02)
     stalled = [(at, st) for at, st in reported if st.get("state") == "stalled"]
     assert len(stalled) == 1 and stalled[0][0] == 100.0 + service_module.STALL_S + 1
-    assert "no frame from the camera for 11 s" in stalled[0][1]["message"]
+    assert "camera stalled: no frame for 11 s" in stalled[0][1]["message"]
     source.release.set()
     while table.state()["camera"].get("state") == "stalled":
         assert time.monotonic() < deadline

@@ -21,11 +21,20 @@ from flask import (
 from ..rules.seats import TEAM_PLAYERS, TEAM_SIZE
 from . import forms, messages
 from .actions import chosen_starter, ctx, done, draw_starter_of, may_replace_running, run
+from .console_codes import use_console_code
 from .i18n import localize, sentence
 from .once import once, run_once
 from .records import pairing_key, round_robin
 from .replies import wants_json
-from .security import PinBusy, PinLocked, check_csrf, require_pin, signed_in, wrong_pin_message
+from .security import (
+    PinBusy,
+    PinLocked,
+    check_csrf,
+    new_device_id,
+    require_pin,
+    signed_in,
+    wrong_pin_message,
+)
 
 bp = Blueprint("admin", __name__)
 
@@ -39,17 +48,29 @@ def login():
     if not guard.is_set:
         abort(409, "no PIN is set yet: choose one in Setup")
     client = request.remote_addr or "?"
+    given = str(data.get("pin", "")).strip()
+    device = session.get("device")
+    if use_console_code(ctx().store, ctx().table.name, given, guard.clock):
+        return signed_in_now(guard)
     try:
-        right = guard.check(str(data.get("pin", "")).strip(), client)
+        right = guard.check(given, client, device)
     except (PinLocked, PinBusy) as exc:
         if wants_json():
             raise
         return login_again(exc.description, 429, exc.wait_s)
     if not right:
-        message = wrong_pin_message(guard.wait_for(client))
+        message = wrong_pin_message(guard.wait_for(client, device))
         if wants_json():
             abort(401, message)
-        return login_again(message, 401, guard.wait_for(client))
+        return login_again(message, 401, guard.wait_for(client, device))
+    return signed_in_now(guard)
+
+
+def signed_in_now(guard):
+    """Sign this browser in: a lasting session, and a device id of its own, so that
+    its later PIN tries are not held up by wrong PINs from elsewhere."""
+    session.permanent = True
+    session.setdefault("device", new_device_id())
     session["auth"] = guard.fingerprint()
     return done("Signed in: corrections and setup are unlocked.")
 
@@ -62,6 +83,31 @@ def login_again(message: str, code: int, wait_s: float):
     if wait_s > 0:
         resp.headers["Retry-After"] = str(math.ceil(wait_s))
     return resp
+
+
+@bp.post("/pin")
+def change_pin():
+    """A new PIN for the table, given the current one (a wrong one counts as a wrong
+    PIN); every other browser signs in again."""
+    check_csrf()
+    data = forms.payload()
+    guard = ctx().pins
+    if guard.configured:
+        abort(409, messages.PIN_FROM_SETTINGS)
+    if not guard.is_set:
+        abort(409, "no PIN is set yet: choose one in Setup")
+    new_pin = forms.new_pin(data.get("new_pin"))
+    again = data.get("new_pin_again")
+    if again is not None and str(again).strip() != new_pin:
+        abort(400, messages.PIN_REPEAT_DIFFERS)
+    client, device = request.remote_addr or "?", session.get("device")
+    if not guard.check(str(data.get("pin", "")).strip(), client, device):
+        abort(401, wrong_pin_message(guard.wait_for(client, device)))
+    guard.set_pin(new_pin)
+    session.permanent = True
+    session.setdefault("device", new_device_id())
+    session["auth"] = guard.fingerprint()
+    return done(messages.PIN_CHANGED)
 
 
 @bp.post("/logout")
@@ -80,10 +126,12 @@ def setup():
         check_csrf()
         if not guard.check_setup_code(data.get("setup_code"), request.remote_addr or "?"):
             abort(403, messages.WRONG_SETUP_CODE)
-        new_pin = forms.pin(data.get("new_pin"), "new PIN")
+        new_pin = forms.new_pin(data.get("new_pin"))
         # the PIN is kept only once the rest of the form is good and the match started
         response = run_once(data, lambda: _start_match(data), strict=False)
         guard.set_pin(new_pin)
+        session.permanent = True
+        session.setdefault("device", new_device_id())
         session["auth"] = guard.fingerprint()
         return response
     return _setup_with_pin(data)

@@ -81,6 +81,19 @@ class CameraControl:
         request(cell, value)
         return True
 
+    def restart_camera(self, timeout_s: float = 1.0) -> object | None:
+        """Start the running camera pipeline's source again (a new source and capture
+        thread: ``camera_restarts.py``); the stopped pipeline, whose capture may still
+        hang, or None when no camera pipeline runs."""
+        with self._lock:
+            old = self.runner
+            if self.pipelines is None or not hasattr(old, "capture_hung"):
+                return None  # manual entry, the rules-only demo, a source never started
+            old.stop(timeout_s)
+            self.runner = self.pipelines(self.table, self.source, None)
+            self.runner.start()
+            return old
+
     def _stop_runner(self) -> None:
         if self.runner is not None:
             self.runner.stop()

@@ -130,10 +130,9 @@ def _start_gpio(settings, table, camera):
     return hardware
 
 
-def _systemd_ready(table, host: str, port: int):
-    """Under systemd (Type=notify): READY=1 now, and WATCHDOG=1 while the camera makes
-    progress and the server answers a request to itself (see sd_notify.py). Returns the
-    feeder thread, or None."""
+def _systemd_ready(host: str, port: int):
+    """Under systemd (Type=notify): READY=1 now, and WATCHDOG=1 while the server answers
+    a request to itself (see sd_notify.py). Returns the feeder thread, or None."""
     from ..sd_notify import TableHealth, WatchdogFeeder, notify, self_url, watchdog_interval_s
 
     notify("READY=1")
@@ -141,8 +140,7 @@ def _systemd_ready(table, host: str, port: int):
     if interval is None:
         return None
     every = interval / 3
-    health = TableHealth(lambda: table.camera, self_url(host, port),
-                         timeout_s=max(0.05, min(5.0, every / 2)))
+    health = TableHealth(self_url(host, port), timeout_s=max(0.05, min(5.0, every / 2)))
     feeder = WatchdogFeeder(interval, health)
     feeder.start()
     return feeder
@@ -216,6 +214,12 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     camera.start(source, table.match.players if (source == "demo" and table.match
                                                  and table.match_source == "demo") else None)
     hardware = None if club else _start_gpio(settings, table, camera)
+    restarts = None
+    if not club:  # a camera that hangs is started again here, not by systemd
+        from .camera_restarts import CameraRestarts
+
+        restarts = CameraRestarts(table, camera)
+        restarts.start()
     if not club:  # where the club overview links to this table's dashboard
         from .club import register_dashboard
 
@@ -255,7 +259,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
                        f"(camera: {source}; data: {srv.db or srv.data_dir})", err=True)
         if ready is not None:
             ready.set()
-        feeder = _systemd_ready(table, srv.host, getattr(server, "effective_port", srv.port))
+        feeder = _systemd_ready(srv.host, getattr(server, "effective_port", srv.port))
         server.run()
     except KeyboardInterrupt:
         pass
@@ -265,6 +269,8 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
             feeder.stop()
         if hardware is not None:
             hardware.close()
+        if restarts is not None:
+            restarts.stop()
         camera.stop()
         table.close()
         server.close()

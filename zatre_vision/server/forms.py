@@ -7,7 +7,7 @@ import re
 
 from flask import abort, request
 
-from ..config import PIN_PATTERN, PIN_RULE
+from ..config import NEW_PIN_PATTERN, NEW_PIN_RULE, PIN_PATTERN, PIN_RULE
 from ..rules.board import CELL_SET, is_grid_name
 from ..rules.board import grid_index as _grid_index
 from ..rules.tiles import is_tile_value
@@ -220,6 +220,13 @@ def minus_points(data: dict, players: list[str]) -> dict[str, int]:
 def pin(raw, field: str = "PIN") -> str:
     if not isinstance(raw, str) or not PIN_PATTERN.fullmatch(raw.strip()):
         abort(400, f"the {field} is {PIN_RULE}")
+    return raw.strip()
+
+
+def new_pin(raw, field: str = "new PIN") -> str:
+    """A PIN being chosen now: at least 6 digits, or a passphrase."""
+    if not isinstance(raw, str) or not NEW_PIN_PATTERN.fullmatch(raw.strip()):
+        abort(400, f"the {field} is {NEW_PIN_RULE}")
     return raw.strip()
 
 

@@ -14,6 +14,9 @@ TOURNAMENT_NAME_LONG = "a tournament name has at most {most} characters (this on
 TOURNAMENT_NAME_CHAR = "a tournament name cannot hold {chars}"
 WRONG_SETUP_CODE = ("wrong setup code: the command zatre serve printed it when it started, "
                     "and zatre doctor shows it")
+PIN_FROM_SETTINGS = "the PIN comes from the settings file (server.pin): change it there"
+PIN_REPEAT_DIFFERS = "the new PIN and its repetition differ: type the same twice"
+PIN_CHANGED = "PIN changed: every other browser signs in again."
 REASON_EMPTY = "give the reason for annulling it (shown in the history)"
 REASON_LONG = "the reason has at most {most} characters (this one has {n})"
 

@@ -112,7 +112,9 @@ def setup():
 
 @bp.get("/login")
 def login():
-    return render_template("login.html", page="login", next=forms.local_path(request.args.get("next")))
+    pins = ctx().pins
+    return render_template("login.html", page="login", next=forms.local_path(request.args.get("next")),
+                           pin_changeable=pins.is_set and not pins.configured)
 
 
 @bp.get("/matches")

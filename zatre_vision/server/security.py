@@ -38,6 +38,16 @@ FORGET_S = 24 * 3600.0
 MAX_ADDRESSES = 10_000
 #: the one-time setup code: 8 letters and digits that cannot be mistaken for others
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+#: wrong PINs from every address together (devices that signed in before aside) that
+#: cost no wait; after that the first wait, doubled with each further one (up to
+#: MAX_DELAY_S): a guest who takes any number of addresses gets some 17 PINs checked
+#: in the first hour and one an hour after it
+FREE_FAILURES_ALL = 10
+FIRST_WAIT_ALL_S = 30.0
+#: the key under which the count over every address is kept (no address looks so)
+ALL_ADDRESSES = "*"
+#: the prefix of a signed-in device's own count (its id is in its signed session)
+DEVICE_PREFIX = "device:"
 
 
 def delay_after(failures: int) -> float:
@@ -47,6 +57,14 @@ def delay_after(failures: int) -> float:
     if failures <= FREE_FAILURES:
         return 0.0
     return min(MAX_DELAY_S, 2.0 ** min(failures - FREE_FAILURES, 40))
+
+
+def delay_after_all(failures: int) -> float:
+    """The wait for everyone (but devices that signed in before) after the
+    ``failures``-th wrong PIN in a row from all addresses together."""
+    if failures <= FREE_FAILURES_ALL:
+        return 0.0
+    return min(MAX_DELAY_S, FIRST_WAIT_ALL_S * 2.0 ** min(failures - FREE_FAILURES_ALL - 1, 40))
 
 
 def say_wait(seconds: float) -> str:
@@ -64,8 +82,22 @@ class PinLocked(TooManyRequests):
 
     def __init__(self, wait_s: float):
         self.wait_s = wait_s
-        super().__init__(f"too many wrong PINs from this address: try again in "
-                         f"{say_wait(wait_s)}", retry_after=max(1, math.ceil(wait_s)))
+        super().__init__(self.sentence(wait_s), retry_after=max(1, math.ceil(wait_s)))
+
+    @staticmethod
+    def sentence(wait_s: float) -> str:
+        return f"too many wrong PINs from this address: try again in {say_wait(wait_s)}"
+
+
+class PinLockedForAll(PinLocked):
+    """Too many wrong PINs from every address together: no new sign-in by PIN for
+    ``wait_s`` seconds, but from a device that signed in before or with a code from
+    the table's console (``zatre pin grant``)."""
+
+    @staticmethod
+    def sentence(wait_s: float) -> str:
+        return (f"too many wrong PINs from the network: try again in {say_wait(wait_s)}, "
+                "or sign in with a code from the table's console (zatre pin grant)")
 
 
 @dataclass
@@ -83,6 +115,12 @@ class PinBusy(TooManyRequests):
         self.wait_s = wait_s
         super().__init__("a PIN check is already running: try again in a moment",
                          retry_after=max(1, math.ceil(wait_s)))
+
+
+def new_device_id() -> str:
+    """The id a browser keeps in its signed session once it signed in: its later PIN
+    tries are counted as its own, apart from the flood of other addresses."""
+    return secrets.token_urlsafe(12)
 
 
 def new_setup_code() -> str:
@@ -125,6 +163,8 @@ class PinGuard:
         self.max_waiting = max_waiting
         self._waiting = 0
         self._failures: dict[str, _Failures] = {}
+        #: the count over every address together (devices that signed in aside)
+        self._all: _Failures | None = None
         self._checking: set[str] = set()
         self._checks = threading.BoundedSemaphore(max_checks)
         self._lock = threading.Lock()
@@ -147,6 +187,8 @@ class PinGuard:
             f = _Failures(int(row["failures"]), float(row["last_at"]), float(row["until_at"]))
             if now - f.last > FORGET_S and now >= f.until:
                 stale.append(str(row["address"]))
+            elif row["address"] == ALL_ADDRESSES:
+                self._all = f
             else:
                 self._failures[str(row["address"])] = f
         if stale:
@@ -196,108 +238,147 @@ class PinGuard:
     def check_setup_code(self, given, client: str) -> bool:
         code = self.setup_code()
         text = "".join(str(given or "").split()).upper().replace("-", "")
-        return self._attempt(client, lambda: bool(code) and hmac.compare_digest(
+        return self._attempt(client, True, lambda: bool(code) and hmac.compare_digest(
             text.encode(), code.replace("-", "").encode()))
 
     # -- wrong guesses -------------------------------------------------------------------
-    def wait_for(self, client: str) -> float:
-        """Seconds ``client`` must still wait before its next try (0: none)."""
+    def wait_for(self, client: str, device: str | None = None) -> float:
+        """Seconds ``client`` (or the signed-in ``device``) must still wait before its
+        next try (0: none): its own wait, or the one for every address."""
         with self._lock:
-            f = self._failures.get(client)
-            return 0.0 if f is None else max(0.0, f.until - self.clock())
+            now = self.clock()
+            f = self._failures.get(self._key(client, device))
+            own = 0.0 if f is None else max(0.0, f.until - now)
+            every = 0.0 if device or self._all is None else max(0.0, self._all.until - now)
+            return max(own, every)
+
+    @staticmethod
+    def _key(client: str, device: str | None) -> str:
+        """Whose count a try goes to: a device that signed in before has its own (so a
+        flood from other addresses cannot lock it out), anyone else their address's."""
+        return DEVICE_PREFIX + device if device else client
 
     def _digest(self, pin: str) -> bytes:
         return hmac.new(self._pepper, pin.encode(), hashlib.sha256).digest()
 
-    def check(self, pin: str | None, client: str) -> bool:
-        """True for the table's PIN. A wrong one makes ``client`` wait longer each time;
-        a try while it waits raises :class:`PinLocked` (with the wait), one while its
-        last try is still being checked :class:`PinBusy`."""
+    def check(self, pin: str | None, client: str, device: str | None = None) -> bool:
+        """True for the table's PIN. A wrong one makes ``client`` wait longer each time
+        (and every address, after ``FREE_FAILURES_ALL`` from all of them); a try while
+        it waits raises :class:`PinLocked` (with the wait), one while its last try is
+        still being checked, or while every check slot is taken, :class:`PinBusy`,
+        which counts as no try. ``device``: the id a signed-in browser got at its
+        sign-in (``new_device_id``); its tries have their own count and no share in
+        the one for every address."""
+        key = self._key(client, device)
+        shared = device is None
         if not pin:
-            return self._attempt(client, lambda: False)
+            return self._attempt(key, shared, lambda: False)
         if self.configured:
-            return self._attempt(client, lambda: hmac.compare_digest(
+            return self._attempt(key, shared, lambda: hmac.compare_digest(
                 pin.encode(), self.configured.encode()))
         stored = self._hash()
         if not stored:
-            return self._attempt(client, lambda: False)
+            return self._attempt(key, shared, lambda: False)
         known = self._known
         if known is not None and known[0] == stored:  # checked before: no scrypt
-            return self._attempt(client, lambda: hmac.compare_digest(
+            return self._attempt(key, shared, lambda: hmac.compare_digest(
                 self._digest(pin), known[1]))
 
         def slow() -> bool:
-            with self._lock:
-                if self._waiting >= self.max_waiting:
-                    raise PinBusy()
-                self._waiting += 1
-            try:
-                got = self._checks.acquire(timeout=self.check_wait_s)
-            finally:
-                with self._lock:
-                    self._waiting -= 1
-            if not got:
-                raise PinBusy()
-            try:
-                with self._lock:
-                    self.checks_made += 1
-                ok = check_password_hash(stored, pin)
-            finally:
-                self._checks.release()
+            ok = check_password_hash(stored, pin)
             if ok:
                 with self._lock:
                     self._known = (stored, self._digest(pin))
             return ok
 
-        return self._attempt(client, slow, slow=True)
+        return self._attempt(key, shared, slow, slow=True)
 
-    def _attempt(self, client: str, verify: Callable[[], bool], slow: bool = False) -> bool:
-        """One try from ``client``. A quick ``verify`` (a comparison) runs under the
-        guard's lock, so nothing can slip between the check and its count; a ``slow``
-        one (scrypt) is counted and stored first, with no other check of the same
-        address running, and the count is taken back only when it was right."""
+    def _refuse_if_waiting(self, key: str, shared: bool, now: float) -> None:
+        f = self._failures.get(key)
+        if f is not None and now < f.until:
+            raise PinLocked(f.until - now)
+        if shared and self._all is not None and now < self._all.until:
+            raise PinLockedForAll(self._all.until - now)
+
+    def _attempt(self, key: str, shared: bool, verify: Callable[[], bool],
+                 slow: bool = False) -> bool:
+        """One try counted under ``key`` (and, when ``shared``, in the count for every
+        address). A quick ``verify`` (a comparison) runs under the guard's lock, so
+        nothing can slip between the check and its count; a ``slow`` one (scrypt) first
+        takes a check slot (none free in time: :class:`PinBusy`, not counted), then is
+        counted and stored, with no other check under the same key running, and the
+        count is taken back only when it was right."""
         with self._lock:
             now = self.clock()
             self._forget(now)
-            f = self._failures.get(client)
-            if f is not None and now < f.until:
-                raise PinLocked(f.until - now)
-            if client in self._checking:
+            self._refuse_if_waiting(key, shared, now)
+            if key in self._checking:
                 raise PinBusy()
             if not slow:
                 ok = verify()
                 if ok:
-                    known = self._failures.pop(client, None) is not None
+                    known = self._failures.pop(key, None) is not None
                 else:  # stored in order, under the lock
-                    self._store(client, self._count(client, now))
+                    self._count(key, shared, now)
+                    known = False
             else:
-                self._store(client, self._count(client, now))
-                self._checking.add(client)
+                self._checking.add(key)
         if not slow:
             if ok and known:
-                self.store.forget_pin_failures(self.table_name, [client])
+                self.store.forget_pin_failures(self.table_name, [key])
             return ok
         try:
-            ok = verify()
+            self._take_slot()
+            try:
+                with self._lock:  # the wait may have begun while this one queued
+                    now = self.clock()
+                    self._refuse_if_waiting(key, shared, now)
+                    self._count(key, shared, now)
+                    self.checks_made += 1
+                ok = verify()
+            finally:
+                self._checks.release()
         finally:
             with self._lock:
-                self._checking.discard(client)
-        if ok:  # the right PIN clears the address's count
+                self._checking.discard(key)
+        if ok:  # the right PIN clears the count of its address or device
             with self._lock:
-                self._failures.pop(client, None)
-            self.store.forget_pin_failures(self.table_name, [client])
+                self._failures.pop(key, None)
+            self.store.forget_pin_failures(self.table_name, [key])
         return ok
 
-    def _count(self, client: str, now: float) -> _Failures:
-        f = self._failures.get(client) or _Failures(0, now, now)
+    def _take_slot(self) -> None:
+        """One of the ``max_checks`` slow-check slots, waiting at most
+        ``check_wait_s`` with at most ``max_waiting`` waiting; else :class:`PinBusy`."""
+        with self._lock:
+            if self._waiting >= self.max_waiting:
+                raise PinBusy()
+            self._waiting += 1
+        try:
+            got = self._checks.acquire(timeout=self.check_wait_s)
+        finally:
+            with self._lock:
+                self._waiting -= 1
+        if not got:
+            raise PinBusy()
+
+    def _count(self, key: str, shared: bool, now: float) -> None:
+        """One more wrong try under ``key`` (and for every address when ``shared``),
+        stored; called under the lock, before a slow check or after a quick one."""
+        f = self._failures.get(key) or _Failures(0, now, now)
         f.count += 1
         f.last = now
         f.until = now + delay_after(f.count)
-        self._failures[client] = f
-        return _Failures(f.count, f.last, f.until)
-
-    def _store(self, client: str, f: _Failures) -> None:
-        self.store.save_pin_failure(self.table_name, client, f.count, f.last, f.until)
+        self._failures[key] = f
+        self.store.save_pin_failure(self.table_name, key, f.count, f.last, f.until)
+        if shared:
+            a = self._all or _Failures(0, now, now)
+            a.count += 1
+            a.last = now
+            a.until = now + delay_after_all(a.count)
+            self._all = a
+            self.store.save_pin_failure(self.table_name, ALL_ADDRESSES, a.count, a.last,
+                                        a.until)
 
     def _forget(self, now: float) -> None:
         old = [a for a, f in self._failures.items() if now - f.last > FORGET_S and now >= f.until]
@@ -307,6 +388,9 @@ class PinGuard:
             old += keep[:len(keep) - MAX_ADDRESSES]
         for a in old:
             del self._failures[a]
+        if self._all is not None and now - self._all.last > FORGET_S and now >= self._all.until:
+            self._all = None
+            old.append(ALL_ADDRESSES)
         if old:
             self.store.forget_pin_failures(self.table_name, old)
 
@@ -314,6 +398,12 @@ class PinGuard:
     def addresses_remembered(self) -> int:
         with self._lock:
             return len(self._failures)
+
+    @property
+    def failures_from_everyone(self) -> int:
+        """Wrong PINs counted from every address together (devices aside)."""
+        with self._lock:
+            return 0 if self._all is None else self._all.count
 
 
 def _guard() -> PinGuard:
@@ -351,9 +441,9 @@ def require_pin(view):
     def wrapped(*args, **kwargs):
         header_pin = request.headers.get("X-Table-PIN")
         if header_pin is not None:
-            client = request.remote_addr or "?"
-            if not _guard().check(header_pin, client):
-                abort(401, wrong_pin_message(_guard().wait_for(client)))
+            client, device = request.remote_addr or "?", session.get("device")
+            if not _guard().check(header_pin, client, device):
+                abort(401, wrong_pin_message(_guard().wait_for(client, device)))
             return view(*args, **kwargs)
         if not signed_in():
             abort(401, "this needs the table's PIN: sign in first")

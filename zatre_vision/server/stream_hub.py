@@ -76,33 +76,63 @@ class ConnectionPolicy:
     #: connections closed as they were accepted, and requests closed for being late
     refused: int = 0
     timed_out: int = 0
+    #: waiting connections closed to make room for a new one (see ``admit``)
+    evicted: int = 0
     by_address: Counter = field(default_factory=Counter)
     outside: int = 0
+    #: addresses but the local ones that hold a connection
+    outside_addresses: int = 0
+    #: the connections of every address but the local ones, oldest first
+    _outside_channels: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def admit(self, address: str) -> bool:
+        """Whether a connection from ``address`` may be served. When every address but
+        the local ones together hold their share, an address that holds less than its
+        fair part of it (the share over the addresses holding connections) gets the
+        place of the oldest connection that is only *waiting* (no complete request,
+        nothing being answered: a slow or idle client), so slow clients from any number
+        of addresses cannot keep a phone out; one at its fair part, or over its own
+        address's share, is refused as it is accepted (cheaply: no eviction, no churn)."""
         if address in self.local:
             return True
         with self._lock:
-            if ((self.per_address and self.by_address[address] >= self.per_address)
-                    or (self.shared and self.outside >= self.shared)):
+            mine = self.by_address[address]
+            if self.per_address and mine >= self.per_address:
                 self.refused += 1
                 return False
-            return True
+            if not self.shared or self.outside < self.shared:
+                return True
+            fair = mine * max(1, self.outside_addresses) < self.shared
+            victim = next((c for c in self._outside_channels if waiting(c)), None) \
+                if fair else None
+            if victim is None:
+                self.refused += 1
+                return False
+            self.evicted += 1
+        victim.handle_close()  # on waitress's loop thread, as this accept is
+        return True
 
-    def opened(self, address: str) -> None:
+    def opened(self, address: str, channel=None) -> None:
         with self._lock:
             self.by_address[address] += 1
             if address not in self.local:
                 self.outside += 1
+                if self.by_address[address] == 1:
+                    self.outside_addresses += 1
+                if channel is not None:
+                    self._outside_channels[channel] = None
 
-    def closed(self, address: str) -> None:
+    def closed(self, address: str, channel=None) -> None:
         with self._lock:
             self.by_address[address] -= 1
             if self.by_address[address] <= 0:
                 del self.by_address[address]
+                if address not in self.local:
+                    self.outside_addresses -= 1
             if address not in self.local:
                 self.outside -= 1
+                self._outside_channels.pop(channel, None)
 
     def late(self, channel: StreamChannel, now: float) -> bool:
         """Whether ``channel``'s request in progress missed its deadline."""
@@ -116,12 +146,19 @@ class ConnectionPolicy:
         return bool(self.request_timeout_s and now - since > self.request_timeout_s)
 
 
+def waiting(channel) -> bool:
+    """A connection that holds a slot without being served: no complete request queued
+    or in a worker, nothing left to send, not a live-view stream."""
+    return (channel.connected and not channel.streaming and not channel.requests
+            and not channel.total_outbufs_len and not channel.will_close)
+
+
 class StreamChannel(HTTPChannel):
     """waitress's connection, which the hub may adopt for a stream: an adopted one
     ignores what the client sends and is closed as soon as the client hangs up. Each
     one is counted per address (:class:`ConnectionPolicy`); one over its address's
-    share, or over the share of every address but the local ones, is closed as it is
-    accepted."""
+    share is closed as it is accepted; one over the share of every address but the
+    local ones takes the place of the oldest connection that is only waiting."""
 
     streaming = False
     #: set by :func:`make_server` (None: no limits, no deadlines)
@@ -146,13 +183,13 @@ class StreamChannel(HTTPChannel):
         super().add_channel(map)
         if self.policy is not None and not self.counted:
             self.counted = True
-            self.policy.opened(self.address)
+            self.policy.opened(self.address, self)
 
     def del_channel(self, map=None):
         super().del_channel(map)
         if self.counted:
             self.counted = False
-            self.policy.closed(self.address)
+            self.policy.closed(self.address, self)
 
     def readable(self):
         if self.streaming:  # only to see the client hang up
@@ -319,9 +356,10 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
     request whose head takes over ``headers_timeout_s`` (whole, ``request_timeout_s``)
     to arrive is closed too, however often its client sends a byte; one address holds
     at most ``connections_per_address`` connections (0: no limit), and every address
-    but the local ones at most ``max_connections - reserved_connections``, so that
-    neither one guest nor a room of them takes every connection from the table's own
-    display; ``poll`` instead of ``select`` so that more than 1024 sockets can be open.
+    but the local ones at most ``max_connections - reserved_connections`` (a new one
+    beyond it closes their oldest waiting one), so that neither one guest nor slow
+    clients from any number of addresses keep the operator or the table's own display
+    out; ``poll`` instead of ``select`` so that more than 1024 sockets can be open.
     The server's :class:`ConnectionPolicy` is ``server.zatre_policy``."""
     import waitress
     from waitress.server import BaseWSGIServer
@@ -354,6 +392,7 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
                     channel.will_close = True  # closed on the loop's next pass
 
         listener.maintenance = maintenance
+        listener.handle_accept = _batch_accept(listener)
     if hub is None:
         return server
     for listener in listeners:
@@ -366,6 +405,38 @@ def make_server(app, hub: StreamHub | None, *, host: str, port: int, threads: in
         listener.add_task = add_task
     hub.start(listeners[0].pull_trigger)
     return server
+
+
+#: connections taken from the listen queue per pass of waitress's loop
+ACCEPT_BATCH = 64
+
+
+def _batch_accept(listener):
+    """waitress accepts one connection per pass of its loop, and a pass asks every open
+    connection whether it reads or writes: with a thousand slow clients reconnecting
+    as fast as they are refused, the operator's connection waited behind them in the
+    listen queue. This takes up to ``ACCEPT_BATCH`` a pass (as waitress does each)."""
+
+    def handle_accept():
+        for _ in range(ACCEPT_BATCH):
+            if len(listener._map) >= listener.adj.connection_limit:
+                return
+            try:
+                got = listener.accept()
+            except OSError:  # a bogus socket
+                continue
+            if got is None:
+                return
+            conn, addr = got
+            try:
+                listener.set_socket_options(conn)
+            except OSError:  # its client closed it already
+                conn.close()
+                continue
+            listener.channel_class(listener, conn, listener.fix_addr(addr), listener.adj,
+                                   map=listener._map)
+
+    return handle_accept
 
 
 def raise_open_files_limit(wanted: int) -> None:

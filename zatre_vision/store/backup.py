@@ -7,9 +7,14 @@ it refuses while a server holds a table lock in the data folder, checks the back
 beside it as ``zatre.db.before-restore-<time>``.
 
 What a backup holds: every match with its event log and camera snapshots, players,
-tournaments, analyses, tile corrections, the tables' PIN hashes, setup codes and the
-wrong-PIN counts. Not the session signing key (``.session-<table>.key`` beside the
-database): a restore deletes those, so every browser signs in again.
+tournaments, analyses, tile corrections and the wrong-PIN counts. Nothing that opens a
+table (``SECRET_SETTINGS``): not the PIN hashes (a stolen hash is guessed offline), not
+the setup codes or the console's sign-in codes; those rows are deleted from the copy
+with ``secure_delete`` and the copy vacuumed, so their bytes are gone too. Not the
+session signing key (``.session-<table>.key`` beside the database): a restore deletes
+those, so every browser signs in again, and the restored table has no PIN until the
+console sets one (``zatre pin set``, or the first setup with the setup code). A backup
+is one file in rollback-journal mode: it leaves no ``-wal`` or ``-shm`` beside it.
 """
 
 from __future__ import annotations
@@ -64,10 +69,23 @@ def check_database(path: Path) -> int:
     return version
 
 
-def _copy(src: sqlite3.Connection, dest_path: Path) -> None:
-    dest = sqlite3.connect(str(dest_path))
+#: settings that open a table: never in a backup (GLOB patterns)
+SECRET_SETTINGS = ("pin_hash:*", "setup_code:*", "console_grant:*")
+
+
+def _copy(src: sqlite3.Connection, dest_path: Path, scrub: bool = False) -> None:
+    """``src`` into a new file, one file in rollback-journal mode (the copy of a WAL
+    database would be one too, and leave ``-wal``/``-shm`` files wherever it is
+    opened); ``scrub``: without the ``SECRET_SETTINGS``, their bytes overwritten."""
+    dest = sqlite3.connect(str(dest_path), isolation_level=None)
     try:
         src.backup(dest, pages=256, sleep=0.01)
+        dest.execute("PRAGMA journal_mode=DELETE")
+        if scrub:
+            dest.execute("PRAGMA secure_delete=ON")
+            for pattern in SECRET_SETTINGS:
+                dest.execute("DELETE FROM settings WHERE key GLOB ?", (pattern,))
+            dest.execute("VACUUM")
     finally:
         dest.close()
 
@@ -81,7 +99,7 @@ def backup(source: Path, target: Path) -> int:
     part = target.with_name(target.name + ".part")
     src = _connect_ro(source)
     try:
-        _copy(src, part)
+        _copy(src, part, scrub=True)
     except sqlite3.Error as exc:
         part.unlink(missing_ok=True)
         raise StoreError(f"{source}: the backup failed ({exc})") from None

@@ -66,3 +66,5 @@ def restore(source: str, config_file: str | None, data_dir: str | None) -> None:
         raise InputError(str(exc)) from None
     note = f"; the database it replaced is kept as {kept}" if kept else ""
     click.echo(f"restored {source} as {target}{note}; {line}", err=True)
+    click.echo("a backup holds no PIN: choose the table's new PIN here with `zatre pin set` "
+               "(or at the first setup, with the setup code `zatre serve` prints)", err=True)

@@ -100,6 +100,7 @@ class CameraService:
         self._stalled = False
         self.stall_s, self.watch_every_s = stall_s, watch_every_s
         self._watchdog: threading.Thread | None = None
+        self._hung_thread: threading.Thread | None = None
         #: at most ``fps`` frames are read a second (None: as fast as they come)
         self.pacer = FramePacer(fps, clock, self._stop.wait) if fps else None
         #: called after every frame read (the systemd watchdog is fed from it)
@@ -120,18 +121,25 @@ class CameraService:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+            if self._thread.is_alive():  # a capture that hangs: left behind, stopped
+                self._hung_thread = self._thread
             self._thread = None
         if self._watchdog is not None:
             self._watchdog.join(timeout)
             self._watchdog = None
+
+    @property
+    def capture_hung(self) -> bool:
+        """Stopped, but its capture thread has not returned (a read that hangs)."""
+        return self._hung_thread is not None and self._hung_thread.is_alive()
 
     def _watch(self) -> None:
         """A camera that says it is connected (or is still opening) but whose read never
         returns (a hung driver, a first capture that never comes back) would leave the
         state "ok" for good: after ``stall_s`` with no frame (before the first frame:
         since the capture loop began) the table is told, once, until frames come again;
-        the systemd watchdog then stops being fed (sd_notify.py). A camera that is away
-        ("lost", "reconnecting") is the reconnect logic's, not a stall."""
+        ``server/camera_restarts.py`` then starts the pipeline again. A camera that is
+        away ("lost", "reconnecting") is the reconnect logic's, not a stall."""
         while not self._stop.wait(self.watch_every_s):
             since = self._frame_at if self._frame_at is not None else self._capturing_since
             if (since is None or self._stalled
@@ -141,8 +149,8 @@ class CameraService:
             self._stalled = True
             self.table.set_camera_status({
                 "state": "stalled",
-                "message": f"no frame from the camera for {self._clock() - since:.0f} s: is "
-                           "it still connected? (restart the service if it stays so)"})
+                "message": f"camera stalled: no frame for {self._clock() - since:.0f} s; it "
+                           "is restarted on its own, enter turns by hand meanwhile"})
 
     def request(self, event: str) -> None:
         """An ``end_turn`` or ``undo`` from the dashboard, a button or the keyboard."""
@@ -174,6 +182,8 @@ class CameraService:
                     if self.pacer is not None:
                         self.pacer.wait()
                     frame = self.source.read()
+                    if self._stop.is_set():  # a read that returned after a restart
+                        break
                     if frame is not None and self.on_frame is not None:
                         self.on_frame()
                     if frame is None:
