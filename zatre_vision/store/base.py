@@ -10,6 +10,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from .dialect import Dialect
+from .migration_lock import migration_lock
 from .migrations import MIGRATIONS
 
 
@@ -72,22 +73,26 @@ class Store:
 
     def schema_version(self) -> int:
         with self._lock:
-            try:
-                cur = self._exec("SELECT version FROM schema_version")
-            except Exception:  # noqa: BLE001 - no table yet (either dialect's error)
+            if self._exec(self.dialect.table_exists, ("schema_version",)).fetchone() is None:
                 return 0
-            row = cur.fetchone()
+            row = self._exec("SELECT version FROM schema_version").fetchone()
             return int(row[0]) if row else 0
 
     def migrate(self) -> int:
-        """Apply the migrations not applied yet, each in its own transaction."""
-        with self._lock:
-            current = self.schema_version()
-            if current > len(MIGRATIONS):
-                raise StoreError(f"the database schema (version {current}) is newer than this "
-                                 f"program knows ({len(MIGRATIONS)}): update zatre-vision")
-            for number in range(current + 1, len(MIGRATIONS) + 1):
+        """Apply the migrations not applied yet, each in its own transaction. Any number
+        of tables may start at once on a fresh database: they take turns
+        (``migration_lock``), and each step reads the version again inside its
+        transaction, so a step another table applied meanwhile is skipped."""
+        with self._lock, migration_lock(self):
+            for number in range(1, len(MIGRATIONS) + 1):
                 with self.transaction():
+                    current = self.schema_version()
+                    if current > len(MIGRATIONS):
+                        raise StoreError(f"the database schema (version {current}) is newer "
+                                         f"than this program knows ({len(MIGRATIONS)}): "
+                                         "update zatre-vision")
+                    if current >= number:
+                        continue
                     if number == 1:
                         self._exec("CREATE TABLE schema_version (version INTEGER NOT NULL)")
                         self._exec("INSERT INTO schema_version (version) VALUES (0)")
