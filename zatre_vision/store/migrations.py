@@ -92,4 +92,17 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (table_name, address))""",
         "DELETE FROM settings WHERE key = 'secret_key'",
     ],
+    # 7: which server holds each table's name now (``store/leases.py``): a second server
+    # with a name in use is refused, naming the holder's address; the holder renews its
+    # lease while it runs (times are the database's clock, seconds since the epoch)
+    [
+        """CREATE TABLE table_leases (
+            name TEXT PRIMARY KEY,
+            token TEXT NOT NULL,
+            address TEXT NOT NULL,
+            boot TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started DOUBLE PRECISION NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL)""",
+    ],
 ]
