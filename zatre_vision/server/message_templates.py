@@ -81,6 +81,18 @@ TEMPLATES: tuple[str, ...] = (
     N_("Profi mode off: hints available."),
     N_("Tournament {name} created with {n} rounds."),
     N_("Match {id}: {a} against {b}; {player} begins."),
+    # evenings at tables of 4 (server/evenings.py)
+    N_("Round {n} paired."),
+    N_("choose how to pair: pairs, tables or swiss"),
+    N_("give the rounds tonight: 1 to 15"),
+    N_("a round-robin needs {lo} to {hi} players"),
+    N_("an evening at tables of 4 needs {lo} to {hi} players"),
+    N_("choose one of the evening's tables"),
+    N_("this tournament pairs two players at a time: play its pairings"),
+    N_("a round robin is paired all at once"),
+    N_("all {n} rounds are paired"),
+    N_("round {n} is not over: {k} of its tables have no finished match yet"),
+    N_("round {n} is paired already"),
     # the card game's replies (server/cards.py)
     N_("Card game {id} started: {player} lays the first two cards. Draw: {draw}."),
     N_("Card game {id} started: {player} lays the first two cards."),

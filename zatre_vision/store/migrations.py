@@ -105,4 +105,18 @@ MIGRATIONS: list[list[str]] = [
             started DOUBLE PRECISION NOT NULL,
             expires_at DOUBLE PRECISION NOT NULL)""",
     ],
+    # 8: evenings at tables of 4 (``pairings.py``): a tournament's format (NULL: the
+    # round robin of pairs; 'tables': a round robin at tables of 4; 'swiss') and its
+    # rounds tonight; each round's tables as paired (JSON lists of names), kept so that a
+    # result corrected later never changes a round already played
+    [
+        "ALTER TABLE tournaments ADD COLUMN format TEXT",
+        "ALTER TABLE tournaments ADD COLUMN rounds INTEGER",
+        """CREATE TABLE tournament_rounds (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+            round INTEGER NOT NULL,
+            tables TEXT NOT NULL,
+            created TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, round))""",
+    ],
 ]
