@@ -27,13 +27,14 @@ def _board_match(srv, turns: int, finish: bool) -> Simulation:
 
 
 #: (path, needs the PIN) for every page of the dashboard; {board} is a finished board
-#: game, {cards} a card game, {tid} a tournament. "/" and "/sheet" are visited twice:
+#: game, {cards} a card game, {tid} a tournament, {evening} a Swiss evening at tables
+#: of 4 with a table playing. "/" and "/sheet" are visited twice:
 #: while the card game runs, and while a board game runs (operator and spectator).
 PAGES = [
     ("/", False), ("/sheet", False), ("/setup", False), ("/login", False),
     ("/matches", False), ("/matches/{board}", False), ("/matches/{board}/print", False),
     ("/matches/{board}/analysis", False), ("/rankings", False), ("/tournaments", False),
-    ("/tournaments/{tid}", False), ("/calibration", True), ("/matches/{cards}", False),
+    ("/tournaments/{tid}", False), ("/tournaments/{evening}", False), ("/calibration", True), ("/matches/{cards}", False),
     ("/matches/{cards}/print", False), ("/matches/999", False), ("/club", False),
 ]
 
@@ -69,8 +70,11 @@ def test_axe_finds_nothing_serious_on_any_page(server, browser):
     _visit(browser, srv, [("/", False), ("/sheet", False)], {}, report, failures, "cards")
     _board_match(srv, 10, finish=True)
     srv.post("/tournaments", {"name": "Cup", "players": "Ann, Ben, Cleo"})
+    srv.post("/tournaments", {"name": "Clubabend", "format": "swiss", "rounds": 3,
+                              "players": "Ann, Ben, Cleo, Dora, Erik, Fiona, Gert"})
     _board_match(srv, 4, finish=False)
-    _visit(browser, srv, PAGES, {"cards": 1, "board": 2, "tid": 1}, report, failures, "board")
+    _visit(browser, srv, PAGES, {"cards": 1, "board": 2, "tid": 1, "evening": 2}, report,
+           failures, "board")
     out = os.environ.get("ZATRE_AXE_REPORT")
     if out:
         Path(out).write_text(json.dumps(report, indent=1))
