@@ -185,6 +185,19 @@ TEMPLATES: tuple[str, ...] = (
     N_("line {first} to {last} sums to {sum}, more than 12"),
     N_("no card laid, but {values} from the hand {hand} fits"),
     N_("{value} on {place} is not a card value ({range})"),
+    # what a page that is not there says (server/pages.py, api.py, analysis_pages.py,
+    # language.py, Werkzeug's own), and the club overview's refusal (club.py); last, as
+    # their loose patterns ("no match {id}") must not take the sentences above
+    N_("The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again."),
+    N_("The method is not allowed for the requested URL."),
+    N_("the club overview plays no match: start it at a table's own dashboard (zatre serve at that table)"),
+    N_("the card game has no analysis"),
+    N_("no snapshot for turn {n} of match {id}"),
+    N_("no language {lang} (en or de)"),
+    N_("no preview"),
+    N_("no tournament {id}"),
+    N_("no season {season}"),
+    N_("no match {id}"),
     N_("light cell {cells} covered without a line of 10, 11 or 12, though the tiles could have been placed with {n} such cell(s)"),
 )
 
