@@ -27,8 +27,9 @@ POLL_S = 3
 
 #: a table's own pages: the club overview (no table of its own) sends them to /club
 TABLE_PAGES = ("/", "/setup", "/sheet", "/calibration")
-#: the writes the club overview takes: signing in, tournaments (created here, played at
-#: a table), annulling and analysing a stored match
+#: the writes the club overview takes: signing in, tournaments (created and paired
+#: here, played at a table: not ``/play`` nor an evening's ``/table``), annulling and
+#: analysing a stored match
 OVERVIEW_POSTS = ("/login", "/logout", "/tournaments", "/matches/")
 CLUB_ONLY_OVERVIEW = ("the club overview plays no match: start it at a table's own dashboard "
                       "(zatre serve at that table)")
@@ -48,7 +49,7 @@ def attach_overview_only(app: Flask) -> None:
             if path in TABLE_PAGES or path.startswith("/calibration/"):
                 return redirect("/club")
             return None
-        if path.startswith(OVERVIEW_POSTS) and not path.endswith("/play"):
+        if path.startswith(OVERVIEW_POSTS) and not path.endswith(("/play", "/table")):
             return None
         abort(409, CLUB_ONLY_OVERVIEW)
         return None
