@@ -178,6 +178,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     SIGTERM/SIGINT; then end every event stream and close the store cleanly.
     ``club``: the club overview (``/club`` at ``/``), no camera."""
     from ..store import StoreError, open_store
+    from ..store.leases import TableNameTaken
     from ..table import Table
     from ..tracking.sources import model_available
     from . import create_app
@@ -200,6 +201,12 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
         raise InputError(str(exc)) from None
     try:  # the table's name in the (club) database; the overview plays no table
         lease = None if club else _lease_table_name(store, srv)
+    except TableNameTaken as exc:
+        # not bad settings: exit 1, so that systemd tries again (the holder may stop,
+        # or be this table before a reboot, whose lease lapses); the journal names it
+        store.close()
+        lock.release()
+        fail(str(exc), EXIT_INTERNAL)
     except StoreError as exc:
         store.close()
         lock.release()
