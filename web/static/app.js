@@ -883,7 +883,8 @@
             const units = px * drag.scale;
             return 10 * (units >= 5 ? Math.floor(v / 10) : units <= -5 ? Math.ceil(v / 10) : Math.round(v / 10));
           };
-          panAt = [snap(panAt[0], ev.clientX - drag.x), snap(panAt[1], ev.clientY - drag.y)];
+          const up = ev.type === "pointerup";  // a cancelled drag has no direction: the nearest cells
+          panAt = [snap(panAt[0], up ? ev.clientX - drag.x : 0), snap(panAt[1], up ? ev.clientY - drag.y : 0)];
           zoomToPlay();
         }
         if (drag.moved) {
