@@ -83,7 +83,7 @@ class Store:
         of tables may start at once on a fresh database: they take turns
         (``migration_lock``), and each step reads the version again inside its
         transaction, so a step another table applied meanwhile is skipped."""
-        with self._lock, migration_lock(self):
+        with self._lock, migration_lock(self._exec, self.dialect):
             for number in range(1, len(MIGRATIONS) + 1):
                 with self.transaction():
                     current = self.schema_version()

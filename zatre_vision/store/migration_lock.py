@@ -11,14 +11,11 @@ version again (``Store.migrate``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
+from typing import Any
 
-from .dialect import POSTGRES
-
-if TYPE_CHECKING:
-    from .base import Store
+from .dialect import POSTGRES, Dialect
 
 #: the advisory lock's first key ("Zatr"); the second is the schema's hash, so that two
 #: schemas on one server (the tests' own) do not wait for each other
@@ -27,15 +24,16 @@ _SCHEMA = "hashtext(coalesce(current_schema(), ''))"
 
 
 @contextmanager
-def migration_lock(store: Store) -> Iterator[None]:
+def migration_lock(execute: Callable[[str, tuple], Any], dialect: Dialect) -> Iterator[None]:
     """Hold the database's migration lock while the block runs (PostgreSQL; on SQLite
-    the transactions of the block are the lock)."""
-    if store.dialect is not POSTGRES:
+    the transactions of the block are the lock). ``execute(sql, params)`` runs one
+    statement on the store's connection."""
+    if dialect is not POSTGRES:
         yield
         return
-    store._exec(f"SELECT pg_advisory_lock(?, {_SCHEMA})", (LOCK_CLASS,))
+    execute(f"SELECT pg_advisory_lock(?, {_SCHEMA})", (LOCK_CLASS,))
     try:
         yield
     finally:
         with suppress(Exception):  # a lost connection has let go of it already
-            store._exec(f"SELECT pg_advisory_unlock(?, {_SCHEMA})", (LOCK_CLASS,))
+            execute(f"SELECT pg_advisory_unlock(?, {_SCHEMA})", (LOCK_CLASS,))
