@@ -26,7 +26,7 @@ ENGLISH_DECIMAL = re.compile(r"(?<![\d.,=A-Z])\d+\.\d+(?![\d.])")
 
 
 def _paths(srv) -> list[tuple[str, bool]]:
-    return [(path.format(board=2, cards=1, tid=1), pin) for path, pin in PAGES]
+    return [(path.format(board=2, cards=1, tid=1, evening=2), pin) for path, pin in PAGES]
 
 
 def _overflow(page) -> int:
@@ -88,6 +88,8 @@ def _setup(server):
                         "camera": "none"})
     _board_match(srv, 10, finish=True)
     srv.post("/tournaments", {"name": "Cup", "players": "Ann, Ben, Cleo"})
+    srv.post("/tournaments", {"name": "Clubabend", "format": "swiss", "rounds": 3,
+                              "players": "Ann, Ben, Cleo, Dora, Erik, Fiona, Gert"})
     _board_match(srv, 4, finish=False)
     srv.post("/table/cell", {"cell": "H8", "value": 6})
     return srv

@@ -66,6 +66,12 @@ def test_the_club_server_is_an_overview_not_a_table(databases, settings):
                   headers={"X-CSRF-Token": "t"}).status_code == 200
     r = c.post("/tournaments/1/play", json={"a": "Ann", "b": "Ben"}, headers={"X-CSRF-Token": "t"})
     assert r.status_code == 409
+    assert c.post("/tournaments", json={"name": "Abend", "format": "tables", "rounds": 1,
+                                        "players": "Ann, Ben, Cleo, Dora"},
+                  headers={"X-CSRF-Token": "t"}).status_code == 200  # an evening: paired here
+    r = c.post("/tournaments/2/table", json={"table": "1:Ann|Ben|Cleo|Dora"},
+               headers={"X-CSRF-Token": "t"})
+    assert r.status_code == 409 and "plays no match" in r.get_json()["error"]  # played at a table
     for path in ("/matches", "/rankings", "/tournaments", "/tournaments/1", "/api/matches"):
         assert c.get(path).status_code == 200, path
     assert store.tables() == [] and c.get("/api/club").get_json() == {"tables": []}

@@ -611,10 +611,11 @@
         sending = null;
       }
       if (r && r.state) ownRevisions.add(String(r.state.revision));
-      if (r) { draft = {}; forgetDraft(); updateDraft(); }
+      if (r) { draft = {}; panAt = null; forgetDraft(); updateDraft(); }
     }
     if (svg && auth) {
       svg.addEventListener("click", (ev) => {
+        if (svg._dragged) { svg._dragged = false; return; }   // the end of a drag
         const g = ev.target.closest("[data-cell]");
         if (!g || mode === "view") return;
         const name = g.dataset.cell;
@@ -644,7 +645,7 @@
           closePicker(true);
         }
       };
-      svg._onFocus = () => { if (phone.matches && mode !== "view") zoomToPlay(); };
+      svg._onFocus = () => { if (phone.matches && mode !== "view") { panAt = null; zoomToPlay(); } };
       picker.addEventListener("keydown", (ev) => {
         if (ev.key === "Escape") { ev.preventDefault(); closePicker(true); }
       });
@@ -660,6 +661,7 @@
       });
       document.querySelectorAll("#mode button").forEach((b) => b.addEventListener("click", () => {
         mode = b.dataset.mode;
+        panAt = null;
         document.querySelectorAll("#mode button").forEach((x) => {
           x.classList.toggle("on", x === b);
           x.setAttribute("aria-pressed", x === b ? "true" : "false");
@@ -667,6 +669,8 @@
         $("#draft").hidden = mode !== "enter";
         document.body.classList.toggle("entering", mode === "enter");
         closePicker();
+        // on a phone the mode buttons sit below the board: bring the board back in sight
+        if (phone.matches && mode !== "view" && svg.scrollIntoView) svg.scrollIntoView({ block: "nearest" });
       }));
       $("#commit-turn").addEventListener("click", commitTurn);
       $("#pass-turn").addEventListener("click", () => post("/table/turn", { placed: {} }));
@@ -774,18 +778,41 @@
     // draft, the picked and the focused cell, else the last turn (else H8), in a window
     // of 7 x 7 cells (wider only for a draft that needs it), so that a cell is a
     // finger's width (44 px or more on a 390 px phone). The column letters and row
-    // numbers follow the window, along its top and left edge.
+    // numbers follow the window, along its top and left edge. A drag moves the window
+    // (panAt: its top left corner, in board units, kept until the mode changes or a
+    // turn is scored); "Whole board" (#board-view, kept in localStorage) shows all 193
+    // cells edge to edge instead, each 24 px or more on a 390 px phone: any cell is then
+    // one tap away.
     const phone = window.matchMedia("(max-width: 640px)");
     const WINDOW = 7;
-    function placeLabels(x0, y0, zoomed, w) {
+    const WHOLE = "-4 -4 158 158";  // the whole board with its labels tucked in
+    let panAt = null;
+    let wholeBoard = localStorage.getItem("zatre-whole-board") === "1";
+    const boardView = $("#board-view");
+    if (boardView) {
+      const showView = () => {
+        boardView.setAttribute("aria-pressed", wholeBoard ? "true" : "false");
+        boardView.textContent = wholeBoard ? _("Zoom to the play") : _("Whole board");
+      };
+      showView();
+      boardView.addEventListener("click", () => {
+        wholeBoard = !wholeBoard;
+        localStorage.setItem("zatre-whole-board", wholeBoard ? "1" : "0");
+        panAt = null;
+        showView();
+        zoomToPlay();
+        if (svg && svg.scrollIntoView) svg.scrollIntoView({ block: "nearest" });  // all of it in sight
+      });
+    }
+    function placeLabels(x0, y0, zoomed, w, tight) {
       // the labels of the columns and rows in the window only (none in the corner)
       const inside = (at, from) => !zoomed || (at >= from && at < from + w);
       svg.querySelectorAll(".labels .col-label").forEach((t, i) => {
-        t.setAttribute("y", y0 - 2.2);
+        t.setAttribute("y", y0 - (tight ? 0.9 : 2.2));
         t.setAttribute("visibility", inside(i * 10, x0) ? "visible" : "hidden");
       });
       svg.querySelectorAll(".labels .row-label").forEach((t, i) => {
-        t.setAttribute("x", x0 - 3.6);
+        t.setAttribute("x", x0 - (tight ? 2.1 : 3.6));
         t.setAttribute("visibility", inside(i * 10, y0) ? "visible" : "hidden");
       });
       const top = svg.querySelector(".label-band-top"), left = svg.querySelector(".label-band-left");
@@ -797,9 +824,12 @@
     function zoomToPlay() {
       if (!svg) return;
       const full = "-7 -7 164 164";
-      if (!phone.matches || mode === "view") {
-        if (svg.getAttribute("viewBox") !== full) svg.setAttribute("viewBox", full);
-        placeLabels(0, 0, false, 150);
+      const whole = phone.matches && mode !== "view" && wholeBoard;
+      if (svg.parentElement) svg.parentElement.classList.toggle("whole-board", whole);
+      if (!phone.matches || mode === "view" || whole) {
+        const box = whole ? WHOLE : full;
+        if (svg.getAttribute("viewBox") !== box) svg.setAttribute("viewBox", box);
+        placeLabels(0, 0, false, 150, whole);
         svg.classList.remove("zoomed");
         return;
       }
@@ -812,13 +842,60 @@
       names.forEach((n) => { const c = cellPos[n]; if (!c) return; r0 = Math.min(r0, c.row); r1 = Math.max(r1, c.row); c0 = Math.min(c0, c.col); c1 = Math.max(c1, c.col); });
       const span = Math.min(15, Math.max(WINDOW, r1 - r0 + 3, c1 - c0 + 3));
       const clamp = (lo, hi) => Math.min(Math.max(Math.round((lo + hi) / 2 - span / 2), 0), Math.max(0, 15 - span));
-      const x = clamp(c0, c1 + 1) * 10, y = clamp(r0, r1 + 1) * 10, w = span * 10;
+      const w = span * 10;
+      const inBoard = (v) => Math.min(Math.max(v, 0), 150 - w);
+      const x = panAt ? inBoard(panAt[0]) : clamp(c0, c1 + 1) * 10;
+      const y = panAt ? inBoard(panAt[1]) : clamp(r0, r1 + 1) * 10;
       const box = `${x - 6} ${y - 6} ${w + 7} ${w + 7}`;  // room for the labels above and left
       if (svg.getAttribute("viewBox") !== box) svg.setAttribute("viewBox", box);
       placeLabels(x, y, true, w);
       svg.classList.add("zoomed");
     }
     if (phone.addEventListener) phone.addEventListener("change", () => render());
+    // a drag on the zoomed board moves its window (a finger, a pen or a mouse); the
+    // click that ends a drag is not a tap on a cell
+    let drag = null;
+    if (svg) {
+      svg.addEventListener("pointerdown", (ev) => {
+        if (!svg.classList.contains("zoomed")) return;
+        const vb = svg.viewBox.baseVal, shown = svg.getBoundingClientRect();
+        drag = { id: ev.pointerId, x: ev.clientX, y: ev.clientY, vx: vb.x + 6, vy: vb.y + 6,
+          scale: vb.width / (shown.width || 1), moved: false };
+      });
+      svg.addEventListener("pointermove", (ev) => {
+        if (!drag || ev.pointerId !== drag.id) return;
+        const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+        if (!drag.moved && Math.hypot(dx, dy) < 8) return;
+        if (!drag.moved) {
+          drag.moved = true;
+          if (svg.setPointerCapture) try { svg.setPointerCapture(ev.pointerId); } catch (e) { /* gone */ }
+        }
+        panAt = [drag.vx - dx * drag.scale, drag.vy - dy * drag.scale];
+        zoomToPlay();
+      });
+      const endDrag = (ev) => {
+        if (!drag || ev.pointerId !== drag.id) return;
+        if (drag.moved && panAt) {
+          // the window comes to rest on whole cells, on the side the drag was going
+          // to (along an axis it moved half a cell or more), so that one drag across
+          // the board reaches its far edge
+          const snap = (v, px) => {
+            const units = px * drag.scale;
+            return 10 * (units >= 5 ? Math.floor(v / 10) : units <= -5 ? Math.ceil(v / 10) : Math.round(v / 10));
+          };
+          const up = ev.type === "pointerup";  // a cancelled drag has no direction: the nearest cells
+          panAt = [snap(panAt[0], up ? ev.clientX - drag.x : 0), snap(panAt[1], up ? ev.clientY - drag.y : 0)];
+          zoomToPlay();
+        }
+        if (drag.moved) {
+          svg._dragged = true;
+          setTimeout(() => { svg._dragged = false; }, 0);
+        }
+        drag = null;
+      };
+      svg.addEventListener("pointerup", endDrag);
+      svg.addEventListener("pointercancel", endDrag);
+    }
 
     render();
     restoreDraft();

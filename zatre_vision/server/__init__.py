@@ -112,6 +112,7 @@ def create_app(config: Settings, table: Table, store: Store,
         calibration,
         club,
         coach,
+        evenings,
         language,
         live_view,
         pages,
@@ -131,8 +132,10 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(tile_learning.bp)
     app.register_blueprint(language.bp)
     app.register_blueprint(club.bp)
+    app.register_blueprint(evenings.bp)
     app.extensions["zatre"].club = overview_only
     club.attach_overview_only(app)
+    club.remember_reached_at(app, config.server.port)
     analysis_pages.attach(app, table, store)
 
     @app.context_processor

@@ -385,12 +385,26 @@ def annul(match_id: int):
 @require_pin
 @once(strict=False)
 def create_tournament():
+    from .evenings import FORMATS, MAX_PLAYERS, MAX_ROUNDS, first_rounds
+
     data = forms.payload()
     name = forms.tournament_name(data.get("name"))
-    names = forms.name_list(data.get("players") or [], 3, 16, "a round-robin")
+    fmt = str(data.get("format") or "pairs")
+    if fmt not in ("pairs", *FORMATS):
+        abort(400, "choose how to pair: pairs, tables or swiss")
     season = forms.season(data.get("season")) or ctx().table.season
-    tid = ctx().store.create_tournament(name, names, season)
-    return done(f"Tournament {name} created with {len(round_robin(names))} rounds.",
+    if fmt == "pairs":
+        names = forms.name_list(data.get("players") or [], 3, 16, "a round-robin")
+        tid = ctx().store.create_tournament(name, names, season)
+        rounds = len(round_robin(names))
+    else:  # an evening at tables of 4 (server/evenings.py)
+        names = forms.name_list(data.get("players") or [], 4, MAX_PLAYERS,
+                                "an evening at tables of 4")
+        rounds = forms.whole_number(data.get("rounds", 3), 1, MAX_ROUNDS,
+                                    "give the rounds tonight: 1 to 15")
+        tid = ctx().store.create_tournament(name, names, season, format=fmt, rounds=rounds,
+                                            tables=first_rounds(fmt, names, rounds))
+    return done(f"Tournament {name} created with {rounds} rounds.",
                 url_for("pages.tournament", tid=tid), tournament_id=tid)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import signal
 import sys
 import threading
@@ -146,6 +147,26 @@ def _systemd_ready(host: str, port: int):
     return feeder
 
 
+def _lease_table_name(store, srv):
+    """Hold the table's name in the database while this server runs (``TableNameTaken``,
+    a ``StoreError``, when another live server holds it); a lost lease stops this one."""
+    from ..store.leases import TableLeases
+    from .club import dashboard_url
+    from .table_lease import TableLease
+
+    def lost(message: str) -> None:
+        log.error(message)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    return TableLease(TableLeases(store), srv.table, dashboard_url(srv.host, srv.port),
+                      on_lost=lost).acquire()
+
+
+def _give_back(lease) -> None:
+    if lease is not None:
+        lease.release()
+
+
 #: the name the club overview's server goes by (it plays no match of its own)
 CLUB_TABLE = "club-overview"
 
@@ -155,6 +176,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     SIGTERM/SIGINT; then end every event stream and close the store cleanly.
     ``club``: the club overview (``/club`` at ``/``), no camera."""
     from ..store import StoreError, open_store
+    from ..store.leases import TableNameTaken
     from ..table import Table
     from ..tracking.sources import model_available
     from . import create_app
@@ -173,6 +195,18 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     try:
         store = open_store(srv.data_dir, srv.db)
     except StoreError as exc:
+        lock.release()
+        raise InputError(str(exc)) from None
+    try:  # the table's name in the (club) database; the overview plays no table
+        lease = None if club else _lease_table_name(store, srv)
+    except TableNameTaken as exc:
+        # not bad settings: exit 1, so that systemd tries again (the holder may stop,
+        # or be this table before a reboot, whose lease lapses); the journal names it
+        store.close()
+        lock.release()
+        fail(str(exc), EXIT_INTERNAL)
+    except StoreError as exc:
+        store.close()
         lock.release()
         raise InputError(str(exc)) from None
     source = settings.camera.source
@@ -195,6 +229,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
                              request_timeout_s=srv.request_timeout_s)
         app.extensions["zatre"].streams = hub
     except OSError as exc:
+        _give_back(lease)
         store.close()
         lock.release()
         message = f"cannot listen on {srv.host}:{srv.port} ({exc.strerror})"
@@ -208,6 +243,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
                  f"that program or set another server.port", EXIT_INTERNAL)
         raise InputError(message) from None
     except ValueError:  # waitress: a host name that does not resolve
+        _give_back(lease)
         store.close()
         lock.release()
         raise InputError(f"cannot listen on {srv.host}:{srv.port} (no such host)") from None
@@ -274,6 +310,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
         camera.stop()
         table.close()
         server.close()
+        _give_back(lease)
         store.close()
         lock.release()
     sys.stderr.flush()

@@ -9,12 +9,15 @@ shared store, so it needs no connection to the tables. ``/api/club`` is what
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 
 from flask import Blueprint, Flask, abort, current_app, jsonify, redirect, render_template, request
 
 from ..match import Match, MatchError
 from ..rules.record import RecordError
+from ..store import StoreError
+from ..store.leases import TableLeases
 
 bp = Blueprint("club", __name__)
 
@@ -24,8 +27,9 @@ POLL_S = 3
 
 #: a table's own pages: the club overview (no table of its own) sends them to /club
 TABLE_PAGES = ("/", "/setup", "/sheet", "/calibration")
-#: the writes the club overview takes: signing in, tournaments (created here, played at
-#: a table), annulling and analysing a stored match
+#: the writes the club overview takes: signing in, tournaments (created and paired
+#: here, played at a table: not ``/play`` nor an evening's ``/table``), annulling and
+#: analysing a stored match
 OVERVIEW_POSTS = ("/login", "/logout", "/tournaments", "/matches/")
 CLUB_ONLY_OVERVIEW = ("the club overview plays no match: start it at a table's own dashboard "
                       "(zatre serve at that table)")
@@ -45,17 +49,20 @@ def attach_overview_only(app: Flask) -> None:
             if path in TABLE_PAGES or path.startswith("/calibration/"):
                 return redirect("/club")
             return None
-        if path.startswith(OVERVIEW_POSTS) and not path.endswith("/play"):
+        if path.startswith(OVERVIEW_POSTS) and not path.endswith(("/play", "/table")):
             return None
         abort(409, CLUB_ONLY_OVERVIEW)
         return None
 
 
-def dashboard_url(host: str, port: int) -> str:
-    """The address other machines reach a table's dashboard at: its host, or this
-    machine's name when it listens on every interface."""
+def dashboard_url(host: str, port: int, hostname: str | None = None) -> str:
+    """The address other machines reach a table's dashboard at: its host, or, when it
+    listens on every interface, this machine's name as phones resolve it over mDNS
+    (``zatre`` is ``zatre.local``: a Pi's avahi announces it)."""
     if host in ("", "0.0.0.0", "::"):
-        host = socket.gethostname()
+        host = hostname if hostname is not None else socket.gethostname()
+        if host and "." not in host and host != "localhost":
+            host += ".local"
     elif ":" in host:
         host = f"[{host}]"
     return f"http://{host}:{port}/"
@@ -63,6 +70,45 @@ def dashboard_url(host: str, port: int) -> str:
 
 def register_dashboard(store, table: str, host: str, port: int) -> None:
     store.set_setting(f"dashboard_url:{table}", dashboard_url(host, port))
+
+
+def reached_at(host_header: str, port: int) -> str | None:
+    """The dashboard's address as a client on the network reached it (``Host``), when
+    that is an IP address on this server's port: every phone can open it, where a
+    ``.local`` name may not resolve. None for names, loopback and other ports, so a
+    forged header can send the overview nowhere but to an address on this port."""
+    raw = (host_header or "").strip()
+    if raw.startswith("["):
+        addr, _, rest = raw[1:].partition("]")
+        got_port = rest[1:] if rest.startswith(":") else ""
+    else:
+        addr, _, got_port = raw.rpartition(":") if raw.count(":") == 1 else (raw, "", "")
+    try:
+        ip = ipaddress.ip_address(addr)
+    except ValueError:
+        return None
+    if ip.is_loopback or ip.is_unspecified or ip.is_multicast or got_port != str(port):
+        return None
+    return f"http://{'[' + addr + ']' if ip.version == 6 else addr}:{port}/"
+
+
+def remember_reached_at(app: Flask, port: int) -> None:
+    """A table's server: the first request from the network by an IP address stores
+    that address as the table's link in the club overview (again when it changes)."""
+    last: dict[str, str | None] = {"url": None}
+
+    @app.before_request
+    def _reached_at():
+        zatre = current_app.extensions["zatre"]
+        url = reached_at(request.host, port)
+        if url is None or url == last["url"] or zatre.club:
+            return None
+        try:
+            zatre.store.set_setting(f"dashboard_url:{zatre.table.name}", url)
+            last["url"] = url
+        except StoreError:  # the page still answers; the next request tries again
+            pass
+        return None
 
 
 def table_entry(store, name: str, match_id: int | None) -> dict:
@@ -92,7 +138,18 @@ def table_entry(store, name: str, match_id: int | None) -> dict:
 
 
 def overview_data(store) -> list[dict]:
-    return [table_entry(store, t["name"], t["match_id"]) for t in store.tables()]
+    """Every table that played here, and every table served now (a live lease) that
+    has not started a match yet, by name; a served table's link is its lease's address
+    when none is stored."""
+    played = {t["name"]: t["match_id"] for t in store.tables()}
+    served = {r["name"]: r["address"] for r in TableLeases(store).live()}
+    entries = []
+    for name in sorted(set(played) | set(served)):
+        entry = table_entry(store, name, played.get(name))
+        entry["url"] = entry["url"] or served.get(name)
+        entry["served"] = name in served
+        entries.append(entry)
+    return entries
 
 
 @bp.get("/club")

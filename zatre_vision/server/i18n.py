@@ -17,6 +17,7 @@ The catalogues are ``translations/<lang>/LC_MESSAGES/{messages,js}.po``, compile
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -76,11 +77,28 @@ def format_number(value, digits: int | None = None, sign: bool = False,
     return format_decimal(value, format=pattern, locale=lang)
 
 
+#: a date and time as each language writes it ("28.11.2026 12:12" in German)
+WHEN_FORMATS = {"en": "%Y-%m-%d %H:%M", "de": "%d.%m.%Y %H:%M"}
+
+
+def format_when(stamp: str | None, lang: str | None = None) -> str:
+    """A stored time (ISO 8601, as ``now_iso``) in the language's format, to the
+    minute; anything else as it is."""
+    if not stamp:
+        return ""
+    try:
+        when = dt.datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp)
+    return when.strftime(WHEN_FORMATS.get(lang or current_language(), WHEN_FORMATS["en"]))
+
+
 def init_app(app: Flask) -> Babel:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     babel = Babel(app, locale_selector=select_language)
     app.jinja_env.filters["num"] = lambda v, digits=None, sign=False: format_number(
         v, digits, sign)
+    app.jinja_env.filters["when"] = lambda stamp: format_when(stamp)
 
     @app.context_processor
     def _language():

@@ -88,6 +88,18 @@ TEMPLATES: tuple[str, ...] = (
     N_("Profi mode off: hints available."),
     N_("Tournament {name} created with {n} rounds."),
     N_("Match {id}: {a} against {b}; {player} begins."),
+    # evenings at tables of 4 (server/evenings.py)
+    N_("Round {n} paired."),
+    N_("choose how to pair: pairs, tables or swiss"),
+    N_("give the rounds tonight: 1 to 15"),
+    N_("a round-robin needs {lo} to {hi} players"),
+    N_("an evening at tables of 4 needs {lo} to {hi} players"),
+    N_("choose one of the evening's tables"),
+    N_("this tournament pairs two players at a time: play its pairings"),
+    N_("a round robin is paired all at once"),
+    N_("all {n} rounds are paired"),
+    N_("round {n} is not over: {k} of its tables have no finished match yet"),
+    N_("round {n} is paired already"),
     # the card game's replies (server/cards.py)
     N_("Card game {id} started: {player} lays the first two cards. Draw: {draw}."),
     N_("Card game {id} started: {player} lays the first two cards."),
@@ -180,6 +192,19 @@ TEMPLATES: tuple[str, ...] = (
     N_("line {first} to {last} sums to {sum}, more than 12"),
     N_("no card laid, but {values} from the hand {hand} fits"),
     N_("{value} on {place} is not a card value ({range})"),
+    # what a page that is not there says (server/pages.py, api.py, analysis_pages.py,
+    # language.py, Werkzeug's own), and the club overview's refusal (club.py); last, as
+    # their loose patterns ("no match {id}") must not take the sentences above
+    N_("The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again."),
+    N_("The method is not allowed for the requested URL."),
+    N_("the club overview plays no match: start it at a table's own dashboard (zatre serve at that table)"),
+    N_("the card game has no analysis"),
+    N_("no snapshot for turn {n} of match {id}"),
+    N_("no language {lang} (en or de)"),
+    N_("no preview"),
+    N_("no tournament {id}"),
+    N_("no season {season}"),
+    N_("no match {id}"),
     N_("light cell {cells} covered without a line of 10, 11 or 12, though the tiles could have been placed with {n} such cell(s)"),
 )
 

@@ -231,5 +231,11 @@ def tournament(tid: int):
     t = store.get_tournament(tid)
     if t is None:
         abort(404, f"no tournament {tid}")
+    if t.get("format"):  # an evening at tables of 4 (evenings.py)
+        from .evenings import evening_view
+
+        view = evening_view(t, store.tournament_rounds(tid), store.tournament_matches(tid),
+                            store.active_match_ids())
+        return render_template("evening.html", page="tournaments", t=t, **view)
     view = tournament_view(t, store.tournament_matches(tid), store.active_match_ids())
     return render_template("tournament.html", page="tournaments", t=t, **view)

@@ -3,7 +3,8 @@ would keep its own copy of the match in memory and overwrite the first one's tur
 the database. The lock is an advisory ``flock`` on a small file in the data folder,
 held for the server's life and let go by the system if the process dies (kill -9
 included), so a crash never leaves a stale lock behind. It does not reach other
-machines sharing one PostgreSQL database: give each table its own name there."""
+machines sharing one PostgreSQL database: there the table's name is a lease in the
+database (``table_lease.py``)."""
 
 from __future__ import annotations
 

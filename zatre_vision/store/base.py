@@ -10,6 +10,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from .dialect import Dialect
+from .migration_lock import migration_lock
 from .migrations import MIGRATIONS
 
 
@@ -72,22 +73,26 @@ class Store:
 
     def schema_version(self) -> int:
         with self._lock:
-            try:
-                cur = self._exec("SELECT version FROM schema_version")
-            except Exception:  # noqa: BLE001 - no table yet (either dialect's error)
+            if self._exec(self.dialect.table_exists, ("schema_version",)).fetchone() is None:
                 return 0
-            row = cur.fetchone()
+            row = self._exec("SELECT version FROM schema_version").fetchone()
             return int(row[0]) if row else 0
 
     def migrate(self) -> int:
-        """Apply the migrations not applied yet, each in its own transaction."""
-        with self._lock:
-            current = self.schema_version()
-            if current > len(MIGRATIONS):
-                raise StoreError(f"the database schema (version {current}) is newer than this "
-                                 f"program knows ({len(MIGRATIONS)}): update zatre-vision")
-            for number in range(current + 1, len(MIGRATIONS) + 1):
+        """Apply the migrations not applied yet, each in its own transaction. Any number
+        of tables may start at once on a fresh database: they take turns
+        (``migration_lock``), and each step reads the version again inside its
+        transaction, so a step another table applied meanwhile is skipped."""
+        with self._lock, migration_lock(self._exec, self.dialect):
+            for number in range(1, len(MIGRATIONS) + 1):
                 with self.transaction():
+                    current = self.schema_version()
+                    if current > len(MIGRATIONS):
+                        raise StoreError(f"the database schema (version {current}) is newer "
+                                         f"than this program knows ({len(MIGRATIONS)}): "
+                                         "update zatre-vision")
+                    if current >= number:
+                        continue
                     if number == 1:
                         self._exec("CREATE TABLE schema_version (version INTEGER NOT NULL)")
                         self._exec("INSERT INTO schema_version (version) VALUES (0)")
@@ -266,13 +271,20 @@ class Store:
         return int(row["m"] or 0)
 
     # -- tournaments -----------------------------------------------------------------------------
-    def create_tournament(self, name: str, players: list[str], season: str | None) -> int:
+    def create_tournament(self, name: str, players: list[str], season: str | None, *,
+                          format: str | None = None, rounds: int | None = None,
+                          tables: list[list[list[str]]] = ()) -> int:
+        """A tournament; ``format`` None is the round robin of pairs, else 'tables' or
+        'swiss' with its ``rounds`` tonight and the ``tables`` of the rounds paired now."""
         stamp = now_iso()
         with self.transaction():
-            cur = self._exec("INSERT INTO tournaments (name, season, players, created) "
-                             "VALUES (?, ?, ?, ?) RETURNING id",
-                             (name, season, json.dumps(players), stamp))
+            cur = self._exec("INSERT INTO tournaments (name, season, players, created, format, "
+                             "rounds) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                             (name, season, json.dumps(players), stamp, format, rounds))
             tid = int(cur.fetchone()[0])
+            for number, groups in enumerate(tables, start=1):
+                self._exec("INSERT INTO tournament_rounds (tournament_id, round, tables, "
+                           "created) VALUES (?, ?, ?, ?)", (tid, number, json.dumps(groups), stamp))
             for p in players:
                 self._exec("INSERT INTO players (name, created) VALUES (?, ?) "
                            "ON CONFLICT (name) DO NOTHING", (p, stamp))
@@ -289,6 +301,21 @@ class Store:
         if row:
             row["players"] = json.loads(row["players"])
         return row
+
+    def tournament_rounds(self, tid: int) -> list[list[list[str]]]:
+        """The tables of each round paired so far, round 1 first."""
+        rows = self._rows("SELECT tables FROM tournament_rounds WHERE tournament_id = ? "
+                          "ORDER BY round", (tid,))
+        return [json.loads(r["tables"]) for r in rows]
+
+    def add_tournament_round(self, tid: int, number: int, tables: list[list[str]]) -> bool:
+        """Store round ``number``'s tables; False when it was paired already (two
+        operators at once: the first one's round stands)."""
+        with self.transaction():
+            cur = self._exec("INSERT INTO tournament_rounds (tournament_id, round, tables, "
+                             "created) VALUES (?, ?, ?, ?) ON CONFLICT (tournament_id, round) "
+                             "DO NOTHING", (tid, number, json.dumps(tables), now_iso()))
+            return cur.rowcount == 1
 
     def tournament_matches(self, tid: int) -> list[dict]:
         rows = self._rows("SELECT * FROM matches WHERE tournament_id = ? ORDER BY id", (tid,))

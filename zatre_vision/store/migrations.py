@@ -92,4 +92,31 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (table_name, address))""",
         "DELETE FROM settings WHERE key = 'secret_key'",
     ],
+    # 7: which server holds each table's name now (``store/leases.py``): a second server
+    # with a name in use is refused, naming the holder's address; the holder renews its
+    # lease while it runs (times are the database's clock, seconds since the epoch)
+    [
+        """CREATE TABLE table_leases (
+            name TEXT PRIMARY KEY,
+            token TEXT NOT NULL,
+            address TEXT NOT NULL,
+            boot TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started DOUBLE PRECISION NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL)""",
+    ],
+    # 8: evenings at tables of 4 (``pairings.py``): a tournament's format (NULL: the
+    # round robin of pairs; 'tables': a round robin at tables of 4; 'swiss') and its
+    # rounds tonight; each round's tables as paired (JSON lists of names), kept so that a
+    # result corrected later never changes a round already played
+    [
+        "ALTER TABLE tournaments ADD COLUMN format TEXT",
+        "ALTER TABLE tournaments ADD COLUMN rounds INTEGER",
+        """CREATE TABLE tournament_rounds (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+            round INTEGER NOT NULL,
+            tables TEXT NOT NULL,
+            created TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, round))""",
+    ],
 ]
