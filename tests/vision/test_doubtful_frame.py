@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,
     MIN_CONFIDENCE,
     TILE_FACE_BRIGHT,
+    BoardReader,
+    ReaderConfig,
 )
 from zatre_vision.vision.reading.cell_evidence import TILE_BRIGHT
 from zatre_vision.vision.reading.classify import OCCLUDED
@@ -24,6 +27,14 @@ from zatre_vision.vision.reading.classify import OCCLUDED
 from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
 
 N = len(CELL_NAMES)
+
+
+@pytest.fixture(scope="module")
+def reader():
+    """The decision's rules at their defaults (``ReaderConfig()``, the constants these
+    tests name), whatever numbers the committed model's card has fitted: the tests pin
+    the rules, not the fitted values."""
+    return BoardReader(config=ReaderConfig())
 
 
 def test_a_few_doubtful_cells_leave_the_other_readings_alone(reader):

@@ -15,12 +15,10 @@ from zatre_vision.synth.tiles import HELD_OUT_STYLES, sample_pose
 from zatre_vision.vision.geometry import CELL_NAMES
 
 SIZE = (960, 720)
-#: every held-out tile set; "tiny-wide" (tiny dark blue pips spread to the corners) is
-#: read wrong without a flag by the committed model: 2 cells on this photo, 5 on the
-#: next seed (issue 43 open; a strict xfail, so a model that fixes it says so)
-STYLES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="issue 43: silent "
-                                                  "errors on tiny-wide tiles"))
-          if n == "tiny-wide" else n for n in HELD_OUT_STYLES]
+#: every held-out tile set ("tiny-wide", tiny dark blue pips spread to the corners, was
+#: read wrong without a flag by the network before issue 60: 2 cells on this photo; its
+#: strict xfail passed with the network that landed then, and is gone)
+STYLES = list(HELD_OUT_STYLES)
 
 
 def _photo(cfg: SynthConfig, seed: int) -> tuple[np.ndarray, dict]:

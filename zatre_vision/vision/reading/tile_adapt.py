@@ -200,7 +200,8 @@ class TileAdaptation:
     #: the held-back check found it better than the base model (else it is not used)
     adapted: bool = True
     report: dict = field(default_factory=dict)
-    #: the pip model it was fitted on (its card's name and the file's size in bytes)
+    #: the pip model it was fitted on (``model_identity``: its card's name, the features'
+    #: width, the file's size in bytes and its SHA-256)
     model: dict = field(default_factory=dict)
     #: how the classical counter counts this set's tiles (``count_table``; None: as the
     #: base model's renders, every count taken at its word)
@@ -372,14 +373,18 @@ class TileAdaptation:
 
 
 def model_identity(classifier) -> dict:
-    """What ties an adaptation to its pip model: the card's name, the features' width
-    and the model file's size."""
+    """What ties an adaptation to its pip model: the card's name, the features' width,
+    the model file's size and its SHA-256 (two networks of one architecture have the
+    same name, width and size: issue 60's retrained network had)."""
+    import hashlib
+
     width = None
     for out in classifier.session.get_outputs():
         if out.name == "features" and isinstance(out.shape[1], int):
             width = int(out.shape[1])
     return {"name": classifier.card.data.get("name"), "features": width,
-            "bytes": classifier.path.stat().st_size}
+            "bytes": classifier.path.stat().st_size,
+            "sha256": hashlib.sha256(classifier.path.read_bytes()).hexdigest()}
 
 
 def attach(classifier, adaptation: TileAdaptation | None, where: str = "tiles file") -> None:
@@ -391,9 +396,11 @@ def attach(classifier, adaptation: TileAdaptation | None, where: str = "tiles fi
     if not classifier.has_features:
         raise TilesError(f"{where}: the pip model {classifier.path} has no features output")
     if adaptation.model and adaptation.model != model_identity(classifier):
+        made_for = adaptation.model.get("sha256")
         raise TilesError(f"{where}: made for another pip model "
                          f"({adaptation.model.get('name')}, {adaptation.model.get('bytes')} "
-                         "bytes); run zatre calibrate tiles again")
+                         f"bytes, {'SHA-256 ' + made_for[:12] if made_for else 'no checksum'})"
+                         "; run zatre calibrate tiles again")
     if len(adaptation.mean) != model_identity(classifier)["features"]:
         raise TilesError(f"{where}: made for another pip model; run zatre calibrate tiles "
                          "again")
