@@ -52,7 +52,7 @@ LAZY_BENCH_COMMANDS = {
                "The reader on a held-out synthetic set (new seed, wider ranges), one core."),
     "gate": ("zatre_vision.vision.cli:bench_gate",
              "A candidate model against the committed one on every bench set; exits 1 "
-             "unless it is no worse."),
+             "unless it is no worse (pooled, and on each set by one-sided exact tests)."),
     "pin-flood": ("zatre_vision.bench.guest_cli:pin_flood",
                   "Wrong PINs from 256 addresses while the operator plays on (exit 1 on a "
                   "lock-out)."),

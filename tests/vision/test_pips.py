@@ -75,30 +75,30 @@ def _probs(cls: int, conf: float) -> np.ndarray:
     return p
 
 
-def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(reader):
+def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(rules_reader):
     crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
     name = CELL_NAMES[0]
     # a clean four, read 4 at 0.75: the count confirms it
     crops[0] = tile_crop(4)
-    assert reader.decide(crops, _probs(4, 0.75)).cells.get(name) == 4
+    assert rules_reader.decide(crops, _probs(4, 0.75)).cells.get(name) == 4
     # ... read 5 at 0.75: the count disagrees
-    assert name in reader.decide(crops, _probs(5, 0.75)).uncertain
+    assert name in rules_reader.decide(crops, _probs(5, 0.75)).uncertain
     # a streaked tile: the count sees a tile but cannot tell its pips; the floor plus a
     # margin is enough on a sharp photo (0.65), the unconfirmed bar (0.8) on a blurred one
     from zatre_vision.vision.reader import UNCOUNTED_MARGIN
 
-    assert reader.min_confidence + UNCOUNTED_MARGIN < 0.7 < reader.unconfirmed_confidence
+    assert rules_reader.min_confidence + UNCOUNTED_MARGIN < 0.7 < rules_reader.unconfirmed_confidence
     streak = tile_crop(0)
     streak[6:18, 11:13] = 0.1
     crops[0] = streak
     assert count_pips(streak) == CANNOT_TELL
-    assert name in reader.decide(crops, _probs(3, 0.6)).uncertain
-    assert reader.decide(crops, _probs(3, 0.75)).cells.get(name) == 3
-    assert name in reader.decide(crops, _probs(3, 0.75), blurred=True).uncertain
-    assert reader.decide(crops, _probs(3, 0.85), blurred=True).cells.get(name) == 3
+    assert name in rules_reader.decide(crops, _probs(3, 0.6)).uncertain
+    assert rules_reader.decide(crops, _probs(3, 0.75)).cells.get(name) == 3
+    assert name in rules_reader.decide(crops, _probs(3, 0.75), blurred=True).uncertain
+    assert rules_reader.decide(crops, _probs(3, 0.85), blurred=True).cells.get(name) == 3
     # no tile to be seen where the CNN reads one, not quite sure: uncertain
     crops[0] = np.full((CROP, CROP), 0.2, np.float32)
-    assert name in reader.decide(crops, _probs(2, 0.75)).uncertain
+    assert name in rules_reader.decide(crops, _probs(2, 0.75)).uncertain
 
 
 def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(reader):

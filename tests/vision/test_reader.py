@@ -193,20 +193,20 @@ def test_sharpness_of_the_board_falls_with_blur_and_marks_blurred_photos(photos,
     assert seen[0] >= SHARP_ENOUGH > seen[2]
 
 
-def test_a_blurred_photo_needs_the_higher_bar(reader):
+def test_a_blurred_photo_needs_the_higher_bar(rules_reader):
     from zatre_vision.vision.reading.cells import CROP
     from zatre_vision.vision.reading.classify import CLASSES
 
-    assert reader.blurred_confidence > reader.min_confidence
-    mid = (reader.min_confidence + reader.blurred_confidence) / 2
+    assert rules_reader.blurred_confidence > rules_reader.min_confidence
+    mid = (rules_reader.min_confidence + rules_reader.blurred_confidence) / 2
     p = np.zeros((193, len(CLASSES)), np.float32)
     p[:, 0] = 1.0
     j = CELL_NAMES.index("K10")   # a dark cell, its crop grey: neither bare board nor a tile
     p[j] = 0.0
     p[j, 0], p[j, 2] = mid, 1 - mid
     crops = np.full((193, CROP, CROP), 0.5, np.float32)
-    assert "K10" not in reader.decide(crops, p).uncertain
-    assert "K10" in reader.decide(crops, p, blurred=True).uncertain
+    assert "K10" not in rules_reader.decide(crops, p).uncertain
+    assert "K10" in rules_reader.decide(crops, p, blurred=True).uncertain
 
 
 def test_the_reader_config_is_typed_bounded_and_described():

@@ -52,8 +52,8 @@ def test_a_streaked_frame_is_held_back_from_fewer_doubts(reader):
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, DOUBTFUL_FRAME + 3), st.booleans())
-def test_held_back_exactly_when_the_rule_says(reader, doubtful, streak):
-    res = reader.decide(_streaked() if streak else grained_dark_crops(), frame_with_doubts(doubtful))
+def test_held_back_exactly_when_the_rule_says(rules_reader, doubtful, streak):
+    res = rules_reader.decide(_streaked() if streak else grained_dark_crops(), frame_with_doubts(doubtful))
     bar = DOUBTFUL_FRAME_STREAKED if streak else DOUBTFUL_FRAME
     assert res.doubtful_frame == (doubtful >= bar)
     assert (res.cells == {}) == res.doubtful_frame
