@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -18,18 +17,6 @@ from pathlib import Path
 import pytest
 
 PIN = "4321"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def chromium_path() -> str | None:
-    for candidate in (os.environ.get("ZATRE_CHROMIUM"), "/usr/bin/chromium",
-                      shutil.which("chromium"), shutil.which("chromium-browser")):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return None
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -39,8 +26,9 @@ def free_port() -> int:
 class Server:
     """``python -m zatre_vision.server`` on a loopback port with its own data folder."""
 
-    def __init__(self, data_dir: Path, *extra: str):
+    def __init__(self, data_dir: Path, *extra: str, env: dict[str, str] | None = None):
         self.data_dir = data_dir
+        self.env = {**os.environ, **(env or {})}
         self.port = free_port()
         self.extra = extra
         self.proc: subprocess.Popen | None = None
@@ -50,7 +38,7 @@ class Server:
         return subprocess.Popen(
             [sys.executable, "-m", "zatre_vision.server", "--host", "127.0.0.1", "--port",
              str(self.port), "--data-dir", str(self.data_dir), "--pin", PIN, *self.extra],
-            stdout=log, stderr=subprocess.STDOUT)
+            stdout=log, stderr=subprocess.STDOUT, env=self.env)
 
     def start(self) -> Server:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -89,27 +77,13 @@ class Server:
             return json.loads(r.read())
 
 
-@pytest.fixture(scope="session")
-def browser():
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("no Chromium binary (apt-get install -y chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (pip install playwright)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def server(tmp_path):
     servers: list[Server] = []
 
-    def make(*extra: str, data_dir: Path | None = None) -> Server:
-        s = Server(data_dir or tmp_path / "data", *extra).start()
+    def make(*extra: str, data_dir: Path | None = None,
+             env: dict[str, str] | None = None) -> Server:
+        s = Server(data_dir or tmp_path / "data", *extra, env=env).start()
         servers.append(s)
         return s
 

@@ -19,8 +19,6 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
-from ..browser.conftest import CHROMIUM_ARGS, chromium_path
-
 ROOT = Path(__file__).resolve().parents[2]
 
 #: each page's article: its images, its links, and the text of its paragraphs and list
@@ -78,32 +76,27 @@ def _status(url: str) -> int:
         return exc.code
 
 
-def test_every_page_of_the_built_manual_as_chromium_shows_it(site):
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("no Chromium binary (apt-get install -y chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
+def test_every_page_of_the_built_manual_as_chromium_shows_it(site, browser):
     out, base = site
     pages = sorted(p.relative_to(out).parent.as_posix() for p in out.rglob("index.html"))
     assert "dashboard" in pages and len(pages) >= 20
     broken_images, as_text, links = {}, {}, set()
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        for path in pages:
-            url = base if path == "." else f"{base}{path}/"
-            page.goto(url)
-            page.wait_for_load_state("load")
-            seen = page.evaluate(READ_PAGE)
-            bad = [i["src"] for i in seen["images"] if not i["ok"]]
-            if bad:
-                broken_images[path] = bad
-            left = [t[:80] for t in seen["texts"] if _left_as_markdown(t)]
-            if left:
-                as_text[path] = left
-            links.update((path, urldefrag(a)[0]) for a in seen["links"]
-                         if urlparse(a).netloc == urlparse(base).netloc)
-        browser.close()
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    for path in pages:
+        url = base if path == "." else f"{base}{path}/"
+        page.goto(url)
+        page.wait_for_load_state("load")
+        seen = page.evaluate(READ_PAGE)
+        bad = [i["src"] for i in seen["images"] if not i["ok"]]
+        if bad:
+            broken_images[path] = bad
+        left = [t[:80] for t in seen["texts"] if _left_as_markdown(t)]
+        if left:
+            as_text[path] = left
+        links.update((path, urldefrag(a)[0]) for a in seen["links"]
+                     if urlparse(a).netloc == urlparse(base).netloc)
+    ctx.close()
     broken_links = sorted({(path, link) for path, link in links
                            if _status(urljoin(base, link)) != 200})
     assert broken_images == {}

@@ -53,6 +53,9 @@ class LiveServer:
 
         self.table.close()
         self.hub.join(5)
+        # the request threads first: one still answering would wake the loop through
+        # a trigger that close_all has closed (EBADF in its thread, at teardown)
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=10)
         done = threading.Event()
 
         def close_all():
@@ -61,7 +64,6 @@ class LiveServer:
 
         self.server.trigger.pull_trigger(close_all)
         self.thread.join(10)
-        self.server.task_dispatcher.shutdown()
 
 
 class StreamReader:

@@ -262,7 +262,14 @@ class StreamHub:
     # -- the hub's thread ------------------------------------------------------------
     def start(self, trigger: Callable[[], None]) -> None:
         """``trigger`` wakes waitress's main loop (to send or close what was queued)."""
-        self._trigger = trigger
+
+        def wake() -> None:
+            try:
+                trigger()
+            except OSError:  # the loop has closed (shutting down): nothing to wake
+                pass
+
+        self._trigger = wake
         sub = self.table.subscribe()
         self._thread = threading.Thread(target=self._run, args=(sub,), name="zatre-streams",
                                         daemon=True)
