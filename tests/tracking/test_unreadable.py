@@ -142,3 +142,65 @@ def test_the_table_is_told_when_end_turn_was_pressed_twice_while_unreadable(tmp_
     message = table.state()["camera"]["message"]
     assert "End turn was pressed 2 times meanwhile" in message
     assert message.endswith("correct it with Undo and Enter turn)")
+
+
+class PlayedSink(NoSink):
+    """A board with committed tiles (and optionally a flagged turn's) on which nothing
+    more may be committed."""
+
+    def __init__(self, committed: dict[str, int], pending: dict[str, int] | None = None):
+        self.committed, self.pending = committed, pending or {}
+
+    def committed_board(self):
+        return {**self.committed, **self.pending}
+
+    def pending_cells(self):
+        return set(self.pending)
+
+
+def test_a_read_that_cannot_see_a_played_tile_is_no_evidence_of_a_pass(tmp_path):
+    """Game 7000041 of the wide tracking benchmark: over-exposed frames read the new
+    tiles on light cells, and the committed I9, as empty with confidence, and the End
+    turn committed a pass, flagged nowhere. A read that calls a committed tile's cell
+    empty sees the board but not its tiles: it counts as doubtful, the End turn waits,
+    and the table is told which tiles are not seen."""
+    played = {"H8": 6, "I9": 5, "J9": 6}
+    washed_out = FakeRead(True, cells={"H8": 6, "J9": 6})      # I9 and the new tiles: "empty"
+    table = Table(open_store(tmp_path), "t1")
+    service = CameraService(table, StillSource(0), lambda: None)
+    pipe = service.pipeline = LivePipeline(ScriptedReader([washed_out] * 30), PlayedSink(played),
+                                           PipelineConfig(unreadable_after=3))
+    frames = _frames(26)
+    for frame in frames[:6]:
+        pipe.process(frame)
+    pipe.event("end_turn")                   # PlayedSink fails the test on any commit
+    for frame in frames[6:]:
+        pipe.process(frame)
+    assert pipe.unseen_committed == ("I9",)
+    assert pipe.unreadable and pipe.tracker.waiting_for_the_board
+    assert pipe.stats.unseen_committed_reads == pipe.stats.reads == 25
+    service._report(frames[-1])
+    camera = table.state()["camera"]
+    assert camera["state"] == "unreadable"
+    assert "tiles already played are not seen (I9)" in camera["message"]
+
+
+def test_a_played_tile_under_a_hand_or_read_unsure_leaves_the_read_clear():
+    played = {"H8": 6, "I9": 5}
+    reads = [FakeRead(True, cells={"H8": 6}, occluded=["I9", "I10", "J9"]),
+             FakeRead(True, cells={"H8": 6}, uncertain=["I9"])] * 3
+    pipe = LivePipeline(ScriptedReader(reads), PlayedSink(played), PipelineConfig(unreadable_after=3))
+    assert _feed(pipe, 6) == [False] * 6
+    assert pipe.stats.unseen_committed_reads == 0
+
+
+def test_a_flagged_turns_tile_lifted_is_seen_as_lifted_not_as_an_unreadable_read():
+    """A flagged (illegal) turn's tiles may be lifted: read empty, it is rejected."""
+    sink = PlayedSink({"H8": 6}, pending={"I9": 5})
+    rejected = []
+    sink.reject_pending = lambda: rejected.append(True)
+    pipe = LivePipeline(ScriptedReader([FakeRead(True, cells={"H8": 6})] * 8), sink,
+                        PipelineConfig(unreadable_after=3))
+    assert _feed(pipe, 8) == [False] * 8
+    assert pipe.stats.unseen_committed_reads == 0
+    assert rejected

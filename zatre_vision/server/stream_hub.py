@@ -264,10 +264,9 @@ class StreamHub:
         """``trigger`` wakes waitress's main loop (to send or close what was queued)."""
 
         def wake() -> None:
-            try:
+            # the loop has closed (shutting down): nothing to wake
+            with contextlib.suppress(OSError):
                 trigger()
-            except OSError:  # the loop has closed (shutting down): nothing to wake
-                pass
 
         self._trigger = wake
         sub = self.table.subscribe()

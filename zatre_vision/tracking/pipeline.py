@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -80,8 +80,11 @@ class PipelineStats:
     frames: int = 0
     reads: int = 0
     board_lost: int = 0
-    #: reads with the board found that the reader could not read (doubtful frames)
+    #: reads with the board found that the reader could not read (doubtful frames,
+    #: those that could not see a committed tile included)
     unreadable_reads: int = 0
+    #: reads that called a committed tile's cell empty with nothing over it
+    unseen_committed_reads: int = 0
     busy_s: float = 0.0  # processing time spent in the pipeline (not waiting for frames)
 
 
@@ -136,6 +139,8 @@ class LivePipeline:
         self.board_print: str | None = None
         #: reads in a row with the board found that were doubtful frames
         self.doubtful_reads = 0
+        #: the committed tiles the last read could not see (``_unseen_committed``)
+        self.unseen_committed: tuple[str, ...] = ()
         #: (time, cells unsure with no hand over them) of the reads of the last
         #: ``many_unsure_s`` seconds
         self._unsure_counts: deque[tuple[float, int]] = deque()
@@ -166,9 +171,6 @@ class LivePipeline:
         self._missing = 0
         self.board_visible = True
         self.board_print = getattr(read, "board_print", None) or self.board_print
-        doubtful = getattr(read, "doubtful_frame", False)
-        self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
-        self.stats.unreadable_reads += bool(doubtful)
         h, w = frame.image.shape[:2]
         moving = motion.at(cell_centres(read.corners, w, h))
         moving_cells = {n for n, m in zip(ALL_CELLS, moving, strict=True) if m}
@@ -176,6 +178,11 @@ class LivePipeline:
         hand = hand_cells(occluded, moving_cells)
         held = frozenset(read.uncertain) | occluded | moving_cells
         cells = {c: v for c, v in read.cells.items() if c not in held}
+        self.unseen_committed = self._unseen_committed(cells, held)
+        self.stats.unseen_committed_reads += bool(self.unseen_committed)
+        doubtful = bool(getattr(read, "doubtful_frame", False) or self.unseen_committed)
+        self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
+        self.stats.unreadable_reads += doubtful
         # a lone occluded call on a still board is a cell the reader cannot read, not a
         # hand: only doubted
         doubted = (frozenset(read.uncertain) | occluded) - hand - moving_cells
@@ -185,6 +192,17 @@ class LivePipeline:
                            cells=cells, held=held, hand=bool(hand), unreadable=doubtful,
                            covered=hand, sure_tiles=self._sure_tiles(read, doubted),
                            doubtful_empty=self._doubtful_empty(read, held))
+
+    def _unseen_committed(self, cells: Mapping[str, int], held: frozenset[str]) -> tuple[str, ...]:
+        """Committed tiles (not a flagged turn's, which may be lifted) that this read
+        calls empty, with nothing over them. Tiles of a committed turn stay where they
+        are, so such a read sees the board but not its tiles (washed out, blurred): its
+        empties are not evidence. Taken as evidence, new tiles on light cells read
+        empty in an over-exposed frame made an End turn a pass (the wide tracking
+        benchmark's game 7000041, turn 3), committed with no flag."""
+        pending = self.tracker.sink.pending_cells()
+        return tuple(sorted(c for c in self.tracker.sink.committed_board()
+                            if c not in cells and c not in held and c not in pending))
 
     def _doubtful_empty(self, read: BoardRead, held: frozenset[str]) -> frozenset[str]:
         """Cells read empty (not held) whose tile classes keep ``empty_doubt`` of the

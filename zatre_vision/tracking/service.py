@@ -298,6 +298,11 @@ class CameraService:
         state, message = "ok", ""
         if not visible:
             state, message = "no-board", "board not found: is it in view and lit?"
+        elif pipeline.unreadable and pipeline.unseen_committed:
+            cells = ", ".join(pipeline.unseen_committed[:6])
+            state, message = "unreadable", (f"tiles already played are not seen ({cells}): "
+                                            "the picture is washed out or blurred, or a "
+                                            "tile was moved (put it back)")
         elif pipeline.unreadable:
             state, message = "unreadable", ("the tiles cannot be read: the picture is "
                                             "blurred or badly lit (camera shaken, out of "
