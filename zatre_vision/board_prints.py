@@ -161,8 +161,9 @@ def parse_profile(raw: dict, where: str) -> PrintProfile:
     drawing = raw.get("drawing", "profile")
     if drawing not in ("profile", "peri"):
         raise PrintProfileError(f"{where}: 'drawing' must be \"profile\" or \"peri\"")
-    if cells.get("texture") not in ("marble", "plain"):
-        raise PrintProfileError(f"{where}: cells.texture must be \"marble\" or \"plain\"")
+    if cells.get("texture") not in ("marble", "plain", "wood"):
+        raise PrintProfileError(f"{where}: cells.texture must be \"marble\", \"plain\" or "
+                                "\"wood\"")
     if start.get("cell") != START_CELL:
         raise PrintProfileError(f"{where}: start_cell.cell must be {START_CELL} (the rules' "
                                 "start)")

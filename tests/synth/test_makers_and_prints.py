@@ -13,6 +13,7 @@ from zatre_vision.rules.board import CELLS, LIGHT, START, row_col
 from zatre_vision.synth.board_art import (
     BOARD_PRINTS,
     HELD_OUT_PRINTS,
+    PROFILES,
     TRAINING_PRINTS,
     make_board_texture,
 )
@@ -104,8 +105,15 @@ def test_every_print_has_the_same_grid(name):
     assert min(light) > max(np.percentile(dark, 99), 60), name
     r, c = row_col(START)
     x, y = tex.to_px(c + 0.5, r + 0.5)
-    b, g, rr = tex.image[int(y), int(x)].astype(int)
-    assert rr > b + 80 and rr > g + 80, name   # the red centre
+    start = tex.image[int(y), int(x)].astype(int)
+    if PROFILES[name].start_bgr[2] > 200:       # a red centre (every print but "night")
+        b, g, rr = start
+        assert rr > b + 80 and rr > g + 80, name
+    # the start cell is marked apart from the x2 cells, in its own colour
+    x2 = np.asarray([tex.image[int(tex.to_px(row_col(i)[1] + 0.5, row_col(i)[0] + 0.5)[1]),
+                               int(tex.to_px(row_col(i)[1] + 0.5, row_col(i)[0] + 0.5)[0])]
+                     for i in LIGHT if i != START], int)
+    assert np.linalg.norm(start - np.median(x2, axis=0)) > 80, name
 
 
 def test_prints_cycle_over_board_variants():

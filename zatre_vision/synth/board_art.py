@@ -96,9 +96,11 @@ def _paste(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour: np.ndarray
 
 @dataclass(frozen=True)
 class BoardPrint:
-    """Another edition's print of the same grid (``BOARD_PRINTS``): the cells' surface
-    ("marble" or "plain") and colour, the x2 cells' grey level (a range) and tint, the
-    red centre, the grid lines, the border outside the cells, a logo and folds."""
+    """Another edition's print of the same grid (``BOARD_PRINTS``, or one of the print
+    world's, ``print_world``): the cells' surface ("marble", "plain" or "wood") and
+    colour, the x2 cells' grey level (a range) and tint, the red centre, the grid lines
+    (grey level, width, tint), the border outside the cells and art on it, a logo and
+    folds."""
 
     cells: str = "plain"
     cell_bgr: tuple[float, float, float] = (16.0, 16.0, 16.0)
@@ -112,6 +114,12 @@ class BoardPrint:
     #: text, box (u0, v0, u1, v1 in grid units) and colour; None: no logo
     logo: tuple[str, tuple[float, float, float, float], tuple[float, float, float]] | None = None
     folds: bool = True
+    #: added to the lines' grey level (coloured lines)
+    line_tint: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: on the border: "none", "frame" (a line around the grid) or "band" (a wide band
+    #: along the board's edge), in ``art_bgr``
+    border_art: str = "none"
+    art_bgr: tuple[float, float, float] = (200.0, 200.0, 200.0)
 
 
 def _board_print(p: PrintProfile) -> BoardPrint:
@@ -169,8 +177,37 @@ def _canvas(ppc: float):
     return ss, p, w, h, px
 
 
-def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
-                 pr: BoardPrint) -> BoardTexture:
+def _wood(rng: np.random.Generator, shape: tuple[int, int], ppc: float) -> np.ndarray:
+    """Wood grain about 0 (float32, -1..1-ish): long fibres along one axis, growth
+    rings bent by a slow warp, a few knots' worth of cloud."""
+    h, w = shape
+    along_x = rng.random() < 0.5
+    n_cells = (w if along_x else h) / ppc
+    warp = rotated_fbm(rng, shape, (n_cells * 0.15, n_cells * 0.05), 0 if along_x else 90, 3)
+    across = (np.arange(h, dtype=np.float32)[:, None] if along_x
+              else np.arange(w, dtype=np.float32)[None, :]) / ppc
+    rings = np.sin(2 * np.pi * (across * float(rng.uniform(1.5, 4.0)) + 3.0 * warp))
+    fibre = rotated_fbm(rng, shape, (n_cells * 3.0, n_cells * 0.08), 0 if along_x else 90, 3)
+    cloud = fbm(rng, shape, (n_cells * 0.2, n_cells * 0.2), 2)
+    return (0.5 * rings + 0.35 * fibre + 0.3 * cloud).astype(np.float32)
+
+
+def _border_art(img: np.ndarray, pr: BoardPrint, p: float, px) -> None:
+    """A frame line around the grid, or a band along the board's edge, in ``art_bgr``."""
+    colour = tuple(float(c) for c in pr.art_bgr)
+    if pr.border_art == "frame":
+        x0, y0 = px(-0.4, -0.4)
+        x1, y1 = px(15.4, 15.4)
+        cv2.rectangle(img, (x0, y0), (x1, y1), colour, max(1, int(0.06 * p)), cv2.LINE_AA)
+    elif pr.border_art == "band":
+        band = max(2, int(0.25 * p))
+        h, w = img.shape[:2]
+        for sl in (np.s_[:band], np.s_[h - band:], np.s_[:, :band], np.s_[:, w - band:]):
+            img[sl] = colour
+
+
+def draw_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
+               pr: BoardPrint) -> BoardTexture:
     """``make_board_texture`` for a print other than Peri's (``BoardPrint``)."""
     ss, p, w, h, px = _canvas(ppc)
 
@@ -180,6 +217,11 @@ def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
                             interpolation=cv2.INTER_LINEAR)
         show = marble - marble.mean()
         surface = marble[:, :, None] + (cell_bgr - cell_bgr.mean())[None, None, :]
+    elif pr.cells == "wood":
+        grain = _wood(rng, (int(h / ss), int(w / ss)), ppc)
+        show = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR) * 18.0
+        surface = cell_bgr[None, None, :] * (1.0 + show[:, :, None] / 60.0) \
+            + rng.normal(0, 1.5, (h, w, 1)).astype(np.float32)
     else:
         grain = fbm(rng, (int(h / ss), int(w / ss)), (w / p * 0.5, w / p * 0.5), 3) * 8.0
         show = cv2.resize(grain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
@@ -190,6 +232,8 @@ def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
         m = _cell_mask(h, w, px)[:, :, None]
         border = np.asarray(pr.border_bgr, np.float32) + 0.3 * show[:, :, None]
         img = img * m + border * (1 - m)
+    if pr.border_art != "none":
+        _border_art(img, pr, p, px)
     img += np.asarray(rng.uniform(*cfg.tint, size=3), np.float32)
 
     light = float(rng.uniform(*pr.light_level)) + np.asarray(pr.light_tint, np.float32)
@@ -216,7 +260,8 @@ def _other_print(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
         r, c = row_col(idx)
         cv2.rectangle(lines, px(c, r), px(c + 1, r + 1), 255, lw, cv2.LINE_AA)
     lm = lines.astype(np.float32)[:, :, None] / 255.0
-    img = img * (1 - lm) + line_level * lm
+    line = np.clip(line_level + np.asarray(pr.line_tint, np.float32), 0, 255)
+    img = img * (1 - lm) + line * lm
 
     if pr.logo is not None:
         text, (u0, v0, u1, v1), colour = pr.logo
@@ -242,7 +287,7 @@ def make_board_texture(rng: np.random.Generator, cfg: BoardConfig, ppc: float,
     from their fields."""
     profile = _profile_of(print_name)
     if profile.drawing != "peri":
-        return _other_print(rng, cfg, ppc, _board_print(profile))
+        return draw_print(rng, cfg, ppc, _board_print(profile))
     ss, p, w, h, px = _canvas(ppc)
 
     # the marble is smooth enough to draw at 1x and scale up

@@ -16,11 +16,12 @@ import numpy as np
 
 from ..rules.board import CELLS, NAMES, row_col
 from ..vision.geometry import reading_key
-from .board_art import BOARD_U, BOARD_V, BoardTexture, make_board_texture
+from .board_art import BOARD_U, BOARD_V, BoardTexture, draw_print, make_board_texture
 from .camera import GRID_CORNERS, Camera, sample_camera
 from .config import SynthConfig
 from .lighting import Light, gain_map, glare_map, sample_light
 from .occluders import Arm, draw_arms
+from .print_world import WORLD, sample_print
 from .sensor import Sensor, apply_sensor, sample_sensor
 from .table import TABLE_EXTENT, TableTexture, make_table_texture
 from .tiles import TilePose, TileSprites, TileStyle, draw_shadow, draw_tile, sample_style
@@ -72,9 +73,13 @@ class Renderer:
             k = 0      # one given board for every photo
         if k not in self._boards:
             rng = np.random.default_rng([self.seed, 101, k])
-            tex = (self.board_art(self.ppc) if self.board_art is not None
-                   else make_board_texture(rng, self.cfg.board, self.ppc,
-                                           self.cfg.board.prints[k % len(self.cfg.board.prints)]))
+            name = self.cfg.board.prints[k % len(self.cfg.board.prints)]
+            if self.board_art is not None:
+                tex = self.board_art(self.ppc)
+            elif name == WORLD:  # a new print of the print world for this board
+                tex = draw_print(rng, self.cfg.board, self.ppc, sample_print(rng))
+            else:
+                tex = make_board_texture(rng, self.cfg.board, self.ppc, name)
             self._boards[k] = (tex, tex.image.astype(np.float32))
         return self._boards[k]
 

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from ..board_prints import load_prints, training_print_names
+from ..synth.print_world import WORLD
 from ..vision.location import INPUT_H, INPUT_W, OUT_STRIDE, net_input
 from .chunks import chunk_jobs, concatenate, render_parts
 from .dataset import truth_projector
@@ -48,7 +49,8 @@ class BoardDataSpec:
     seed: int
     photos: int
     wide: bool = False
-    #: the prints the boards show; None: every training print's profile
+    #: the prints the boards show; None: every training print's profile. "world"
+    #: (``synth.print_world.WORLD``): a new print of the print world on each board
     prints: tuple[str, ...] | None = None
     #: the renderer's ranges by name (``worlds.world_config``; ``wide`` overrides it)
     world: str = "default"
@@ -57,7 +59,7 @@ class BoardDataSpec:
         """The prints drawn, in order (held-out prints are refused)."""
         profiles = load_prints()
         names = tuple(self.prints) if self.prints is not None else training_print_names(profiles)
-        bad = [n for n in names if n not in profiles or profiles[n].held_out]
+        bad = [n for n in names if n != WORLD and (n not in profiles or profiles[n].held_out)]
         if not names or bad:
             raise ValueError(f"board data: unknown or held-out print(s) {bad or names!r} "
                              f"(training prints: {', '.join(training_print_names(profiles))})")

@@ -46,6 +46,9 @@ class BoardTrainConfig:
     #: the renderer's ranges of the photos, by name (``worlds.world_config``;
     #: "default" is ``SynthConfig()``, what the committed board network learnt from)
     world: str = "default"
+    #: the prints the boards show (board variant k shows ``prints[k % len(prints)]``;
+    #: "world": a new print of ``synth.print_world`` each); None: every training print
+    prints: tuple[str, ...] | None = None
 
 
 BOARD_QUICK = BoardTrainConfig(photos=16, val_photos=8, epochs=1, workers=1)
@@ -120,8 +123,8 @@ def chunk_folders(cfg: BoardTrainConfig, root: Path) -> tuple[Path, Path]:
 
 def _specs(cfg: BoardTrainConfig) -> tuple[BoardDataSpec, BoardDataSpec]:
     """The training and validation photos of ``cfg`` (both from its world)."""
-    return (BoardDataSpec(cfg.seed, cfg.photos, world=cfg.world),
-            BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos, world=cfg.world))
+    return (BoardDataSpec(cfg.seed, cfg.photos, prints=cfg.prints, world=cfg.world),
+            BoardDataSpec(BOARD_VAL_SEED, cfg.val_photos, prints=cfg.prints, world=cfg.world))
 
 
 def render_data(cfg: BoardTrainConfig, progress=None, chunks: Path | None = None,

@@ -8,10 +8,16 @@ training prints with Peri on half, 16 marble boards, batch 1024, peak lr 0.005, 
 epochs, from scratch. The same recipe with 4,500 photos in the real-room world (the
 session-33 CPU trial) read other makers' tiles and real rooms far worse, so the
 real-room world stays out of the pip classifier's recipe until a gate shows it helps.
-The board finder is the landed one's recipe: 4,000 photos, **28 epochs**, in the
-real-room world (``SynthConfig.real_room()``: other makers' tiles on half the photos,
-hands, the grid at the frame's edge, lens distortion of either sign, glare, casts, dim
-light), on every training print. ``world`` names the renderer's ranges (``worlds.py``);
+The board finder's recipe is the 28-epoch candidate's (4,000 photos, **28 epochs**, in
+the real-room world, ``SynthConfig.real_room()``: other makers' tiles on half the
+photos, hands, the grid at the frame's edge, lens distortion of either sign, glare,
+casts, dim light), with half its boards drawn from the print world
+(``synth.print_world``: a new print for every board) and half on the training prints
+(issue 61: five prints are too small a world for a sixth). The landed board network
+is older (14 epochs, the training ranges and prints); this recipe's network lands
+only through the gate (``make_models``), which the 28-epoch candidate on the
+training prints alone failed (``benchmarks/trials/gate-pair-gpu-pips-wide28-board.md``).
+``world`` names the renderer's ranges (``worlds.py``);
 a checkout without a world refuses it in one line before anything runs, and
 ``--world`` sets both networks' world alike.
 """
@@ -20,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from ..synth.board_art import BOARD_PRINTS
+from ..synth.board_art import BOARD_PRINTS as PROFILE_PRINTS
+from ..synth.print_world import WORLD
 from .board_train import BOARD_QUICK, BoardTrainConfig
 from .train import QUICK, TrainConfig
 from .worlds import check_world
@@ -33,6 +40,10 @@ TRAINING_PRINTS = ("peri", "plain-black", "peri", "marble-grey", "peri", "navy",
 PIPS_WORLD = "default"
 #: the board finder's world: the widened one (``SynthConfig.real_room()``)
 BOARD_WORLD = "real_room"
+#: the board finder's prints: a print of the print world on every other board, the
+#: training prints on the rest (never a held-out one)
+BOARD_PRINTS = ("peri", WORLD, "plain-black", WORLD, "marble-grey", WORLD, "navy", WORLD,
+                "brown-marble", WORLD)
 
 #: Seconds a step takes here, measured:
 #: pip photos: 0.55 s a photo a core at the recipe's world with other makers' tiles
@@ -81,10 +92,10 @@ class Recipe:
             raise ValueError(f"epochs {p.epochs} / {b.epochs}: 1..200")
         if not 0.0 <= p.makers <= 1.0:
             raise ValueError(f"makers share {p.makers}: 0..1")
-        unknown = [n for n in p.prints if n != "peri" and n not in BOARD_PRINTS]
+        unknown = [n for n in p.prints if n != "peri" and n not in PROFILE_PRINTS]
         if not p.prints or unknown:
             raise ValueError(f"prints {unknown or list(p.prints)}: not training prints "
-                             f"(peri, {', '.join(BOARD_PRINTS)})")
+                             f"(peri, {', '.join(PROFILE_PRINTS)})")
         if not 1 <= self.fit_photos <= 10_000:
             raise ValueError(f"fit photos {self.fit_photos}: 1..10000")
         if not (1 <= p.workers <= 64 and 1 <= b.workers <= 64):
@@ -120,7 +131,7 @@ DEFAULT = Recipe(
     pips=TrainConfig(photos=8550, val_photos=120, epochs=26, batch=1024, lr=0.005,
                      textures=16, makers=0.5, prints=TRAINING_PRINTS, workers=2,
                      world=PIPS_WORLD, threads=1),
-    board=BoardTrainConfig(epochs=28, threads=1, world=BOARD_WORLD))
+    board=BoardTrainConfig(epochs=28, threads=1, world=BOARD_WORLD, prints=BOARD_PRINTS))
 
 #: the same recipe where a GPU is lent (16 cores render, the networks train on the GPU,
 #: torch may use every core)
