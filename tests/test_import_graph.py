@@ -130,14 +130,7 @@ def boundary_violations(graph: dict[str, set[str]], vision: str) -> list[str]:
 
 #: crossings known and owed a fix, each with why it stands: the test fails once one is
 #: gone (take it off the list) as well as on any other crossing
-KNOWN_CROSSINGS = {
-    # issue 60's ablation rule reads fallbacks.LAST_RESORT, which the location package
-    # does not export yet; the fix (export it, import it from the package) changes
-    # vision/ and training/, which every result file measures, and did not fit the end
-    # of session 35 after the files were regenerated: due with the next change there
-    "zatre_vision.training.fit_locator -> zatre_vision.vision.location.fallbacks "
-    "(outside location: use the package)",
-}
+KNOWN_CROSSINGS: set[str] = set()
 
 
 def test_location_and_reading_meet_only_at_the_entry_point():

@@ -127,8 +127,7 @@ def run_arms(reader, arms: dict, cache: Path | None, count: int, log=print
 
 def ablate(reader, cache: Path | None, count: int, log=print):
     """The fitted switches and the ablation's rows (see the module's doc)."""
-    from ..vision.location import LocateFallbacks
-    from ..vision.location.fallbacks import LAST_RESORT
+    from ..vision.location import LAST_RESORT, LocateFallbacks
 
     everything = LocateFallbacks()
     names = LocateFallbacks.names()
@@ -202,8 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the fitted entry, leave the card as it is")
     args = ap.parse_args(argv)
     from ..bench.results import run_info
-    from ..vision.location import DEFAULT_BOARD_MODEL, FALLBACKS_ABOUT
-    from ..vision.location.fallbacks import LAST_RESORT
+    from ..vision.location import DEFAULT_BOARD_MODEL, FALLBACKS_ABOUT, LAST_RESORT
     from ..vision.reader import BoardReader
     from ..vision.reading.classify import DEFAULT_MODEL, ModelError
     from .fit_inputs import card_of

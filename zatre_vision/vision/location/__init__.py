@@ -43,7 +43,7 @@ from .calibration import (
     make_calibration,
 )
 from .fallbacks import ABOUT as FALLBACKS_ABOUT
-from .fallbacks import FallbacksError, LocateFallbacks
+from .fallbacks import LAST_RESORT, FallbacksError, LocateFallbacks
 from .find_board import BoardLocator, Located
 from .locate import LocateResult
 from .markers import locate_with_markers
@@ -65,7 +65,8 @@ from .print_colours import observed as print_colours_seen
 from .print_proof import PrintExpectation, Proof, ProofConfig, expectations, prove
 
 __all__ = [
-    "DEFAULT_BOARD_MODEL", "FALLBACKS_ABOUT", "INPUT_H", "INPUT_W", "MAX_CANDIDATES",
+    "DEFAULT_BOARD_MODEL", "FALLBACKS_ABOUT", "INPUT_H", "INPUT_W", "LAST_RESORT",
+    "MAX_CANDIDATES",
     "OUT_STRIDE", "Board", "BoardFinder", "BoardLocator", "BoardModelError", "Calibration",
     "CalibrationError", "FallbacksError", "GridModel", "LocateFallbacks", "LocateResult",
     "Located", "PrintExpectation", "Proof", "ProofConfig", "ProofSetup", "Proposals",
