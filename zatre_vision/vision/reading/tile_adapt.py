@@ -395,13 +395,14 @@ def attach(classifier, adaptation: TileAdaptation | None, where: str = "tiles fi
         return
     if not classifier.has_features:
         raise TilesError(f"{where}: the pip model {classifier.path} has no features output")
-    if adaptation.model and adaptation.model != model_identity(classifier):
+    identity = model_identity(classifier)   # reads and hashes the model file once
+    if adaptation.model and adaptation.model != identity:
         made_for = adaptation.model.get("sha256")
         raise TilesError(f"{where}: made for another pip model "
                          f"({adaptation.model.get('name')}, {adaptation.model.get('bytes')} "
                          f"bytes, {'SHA-256 ' + made_for[:12] if made_for else 'no checksum'})"
                          "; run zatre calibrate tiles again")
-    if len(adaptation.mean) != model_identity(classifier)["features"]:
+    if len(adaptation.mean) != identity["features"]:
         raise TilesError(f"{where}: made for another pip model; run zatre calibrate tiles "
                          "again")
     classifier.adaptation = adaptation
