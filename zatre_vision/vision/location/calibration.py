@@ -15,7 +15,7 @@ homography is applied (and ``k`` should then be 0).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..geometry import GridModel
 from .grid_fit import polish
-from .locate import ridge_search, to_grey
+from .locate import ridge_pixels, ridge_response, to_grey
 
 VERSION = 1
 
@@ -41,6 +41,24 @@ class Calibration:
     #: how much more the lines scored than lines half a cell off them when the board
     #: was fitted (``line_contrast``); None in files saved before it was kept
     line_contrast: float | None = None
+    #: ``line_pixels``' points, by frame size and shift: a fixed camera's line samples
+    #: fall on the same pixels every frame (computing them was a third of the check)
+    _pixels: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def line_pixels(self, width: int, height: int, du: float = 0.0, dv: float = 0.0
+                    ) -> tuple[int, np.ndarray]:
+        """The line score's sample points on a frame of this size (``ridge_pixels`` of
+        the grid moved by ``du``, ``dv`` cells): the offsets searched and the points."""
+        key = (width, height, du, dv)
+        if key not in self._pixels:
+            model = self.model_for(width, height)
+            if du or dv:
+                model = shifted(model, du, dv)
+            if len(self._pixels) >= 12:   # frames of another size came and went
+                self._pixels.clear()
+            ts, px = ridge_pixels(model, LINE_HALF)
+            self._pixels[key] = (len(ts), px)
+        return self._pixels[key]
 
     def model_for(self, width: int, height: int) -> GridModel:
         """The grid model for a frame of this size (same aspect ratio, any scale)."""
@@ -121,10 +139,24 @@ def _line_grey(image: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(to_grey(image), (0, 0), 0.7).astype(np.float32)
 
 
-def _line_hits(g: np.ndarray, model: GridModel) -> float:
-    _, _, s = ridge_search(g, model, 0.06)
-    noise = max(4.0, float(np.std(g)) * 0.08)
-    return float(np.mean(s > noise))
+#: how far (cells) each line sample looks for its ridge
+LINE_HALF = 0.06
+
+
+def _noise(g: np.ndarray) -> float:
+    """The ridge strength a line sample must pass: a share of the frame's spread."""
+    return max(4.0, float(np.std(g)) * 0.08)
+
+
+def _hits(g: np.ndarray, pixels: tuple[int, np.ndarray], noise: float) -> float:
+    n, px = pixels
+    _, _, strength = ridge_response(g, px, n)
+    return float(np.mean(strength > noise))
+
+
+def _line_hits(g: np.ndarray, model: GridModel, noise: float | None = None) -> float:
+    ts, px = ridge_pixels(model, LINE_HALF)
+    return _hits(g, (len(ts), px), _noise(g) if noise is None else noise)
 
 
 def line_score(image: np.ndarray, model: GridModel) -> float:
@@ -194,12 +226,14 @@ def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5,
     contrast of a board in place under the bar: ~4 ms a frame at 1280 x 960 saved).
     """
     h, w = frame.shape[:2]
-    model = calibration.model_for(w, h)
     g = _line_grey(frame)
-    score = _line_hits(g, model)
+    noise = _noise(g)
+    score = _hits(g, calibration.line_pixels(w, h), noise)
     if score < ratio * calibration.line_score:
         return True
     if (not contrast or calibration.line_contrast is None
             or calibration.line_contrast < LINES_SHOWED):
         return False
-    return _contrast(g, model, score) < LINE_CONTRAST
+    off = max(_hits(g, calibration.line_pixels(w, h, 0.5, 0.0), noise),
+              _hits(g, calibration.line_pixels(w, h, 0.0, 0.5), noise))
+    return score / max(off, 1e-3) < LINE_CONTRAST

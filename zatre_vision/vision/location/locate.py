@@ -156,6 +156,36 @@ def _edge_samples() -> tuple[np.ndarray, np.ndarray]:
 EDGE_POINTS, EDGE_NORMALS = _edge_samples()
 
 
+def ridge_pixels(model: GridModel, half: float, ridge_px: float = 1.6
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``ridge_search`` samples: the offsets ``ts`` (grid units) searched along
+    each grid-line sample's normal, and the image points (N, 3 * len(ts), 2) of the
+    ridge's left side, middle and right side at each. A fixed camera's are the same
+    every frame (``calibration.Calibration.line_pixels`` keeps them)."""
+    cell = model.cell_size_px()
+    steps = max(7, int(np.ceil(2 * half * cell / 1.0)) | 1)
+    ts = np.linspace(-half, half, steps)
+    d = max(ridge_px, 0.07 * cell) / cell  # side offset, grid units
+    offs = np.concatenate([ts - d, ts, ts + d])
+    grid = EDGE_POINTS[:, None, :] + EDGE_NORMALS[:, None, :] * offs[None, :, None]
+    px = model.to_image(grid.reshape(-1, 2)).reshape(len(EDGE_POINTS), len(offs), 2)
+    return ts, px
+
+
+def ridge_response(img: np.ndarray, px: np.ndarray, n: int, origin: tuple[int, int] = (0, 0)
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """At the points ``px`` of ``ridge_pixels`` (``n`` offsets): each sample's response
+    (middle over the brighter side, N x n), its best offset, and the best's strength (0
+    where the best is the first or last offset: no ridge inside the search)."""
+    vals = _sample(img, px, origin)
+    left, mid, right = vals[:, :n], vals[:, n:2 * n], vals[:, 2 * n:]
+    resp = mid - np.maximum(left, right)
+    best = resp.argmax(axis=1)
+    strength = resp[np.arange(len(best)), best]
+    on_edge = (best == 0) | (best == n - 1)
+    return resp, best, np.where(on_edge, 0.0, strength)
+
+
 def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float = 1.6,
                  origin: tuple[int, int] = (0, 0)
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,19 +195,9 @@ def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float
 
     Returns grid points (N, 2), matched image points (N, 2) and their ridge strength (N,).
     """
-    cell = model.cell_size_px()
-    steps = max(7, int(np.ceil(2 * half * cell / 1.0)) | 1)
-    ts = np.linspace(-half, half, steps)
-    d = max(ridge_px, 0.07 * cell) / cell  # side offset, grid units
-    offs = np.concatenate([ts - d, ts, ts + d])
-    grid = EDGE_POINTS[:, None, :] + EDGE_NORMALS[:, None, :] * offs[None, :, None]
-    px = model.to_image(grid.reshape(-1, 2)).reshape(len(EDGE_POINTS), len(offs), 2)
-    vals = _sample(img, px, origin)
+    ts, px = ridge_pixels(model, half, ridge_px)
     n = len(ts)
-    left, mid, right = vals[:, :n], vals[:, n:2 * n], vals[:, 2 * n:]
-    resp = mid - np.maximum(left, right)
-    best = resp.argmax(axis=1)
-    strength = resp[np.arange(len(best)), best]
+    resp, best, strength = ridge_response(img, px, n, origin)
     # sub-sample peak by parabola
     b0 = np.clip(best, 1, n - 2)
     y0, y1, y2 = (resp[np.arange(len(best)), b0 + k] for k in (-1, 0, 1))
@@ -186,8 +206,6 @@ def ridge_search(img: np.ndarray, model: GridModel, half: float, ridge_px: float
     frac = np.clip(frac, -0.5, 0.5)
     t = ts[b0] + frac * (ts[1] - ts[0])
     t = np.where((best == 0) | (best == n - 1), ts[best], t)
-    on_edge = (best == 0) | (best == n - 1)
-    strength = np.where(on_edge, 0.0, strength)
     gpts = EDGE_POINTS + EDGE_NORMALS * t[:, None]
     ipts = model.to_image(gpts)
     return EDGE_POINTS, ipts, strength
