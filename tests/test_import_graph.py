@@ -1,10 +1,15 @@
-"""No import cycle anywhere in zatre_vision.
+"""No import cycle anywhere in zatre_vision, and no import up a floor.
 
 The graph is read from the source (``ast``), one node per module, an edge for every
 import of a zatre_vision module, the ones inside functions included (an import put off
 into a function still ties the two modules together). A submodule's implicit import of
 its own package is not an edge. Any strongly connected group of two or more modules
-is a cycle and fails the test, named module by module."""
+is a cycle and fails the test, named module by module.
+
+The folders (top-level packages and modules of zatre_vision) stand on floors,
+``FLOORS``, bottom first: a module imports from its own floor and the floors below,
+never from one above; folders on one floor import each other one way only (the graph
+between folders has no cycle). ARCHITECTURE.md's table of floors is this list."""
 
 from __future__ import annotations
 
@@ -15,6 +20,24 @@ import pytest
 from zatre_vision.bench.measures import imports_of, module_files
 
 PACKAGE = Path(__file__).resolve().parents[1] / "zatre_vision"
+
+
+#: the floors, bottom first: (name, the folders on it). A folder is a top-level package
+#: or module of zatre_vision ("" is the package's own ``__init__``). A new folder must be
+#: put on a floor here (and in ARCHITECTURE.md's table), or the test fails.
+FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("foundation", frozenset({"", "errors", "bounded_io", "json_files", "config",
+                              "board_prints", "sd_notify", "port_holder", "import_check"})),
+    ("game", frozenset({"rules", "cards", "match", "simulate", "variants", "pairings",
+                        "store", "table", "demo", "gpio"})),
+    ("vision", frozenset({"vision"})),
+    ("synth", frozenset({"synth"})),
+    ("camera", frozenset({"camera"})),
+    ("calibrate", frozenset({"calibrate"})),
+    ("tracking", frozenset({"tracking"})),
+    ("apps", frozenset({"apps", "cli", "__main__", "bench", "server", "training", "doctor",
+                        "terminal_demo"})),
+)
 
 
 def import_graph(root: Path) -> dict[str, set[str]]:
@@ -174,3 +197,146 @@ _VISION = {"pkg/__init__.py": "", "pkg/vision/__init__.py": "",
 def test_the_check_finds_a_crossing(tmp_path, extra, expected):
     root = _write(tmp_path, {**_VISION, **extra})
     assert boundary_violations(import_graph(root), "pkg.vision") == expected
+
+
+def folder_of(module: str) -> str:
+    """``pkg.vision.reading.cells`` -> ``vision``; ``pkg`` -> ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def floor_of(folder: str, floors=FLOORS) -> int | None:
+    return next((i for i, (_, folders) in enumerate(floors) if folder in folders), None)
+
+
+def unplaced(graph: dict[str, set[str]], floors=FLOORS) -> list[str]:
+    """Folders on no floor."""
+    return sorted({folder_of(m) for m in graph if floor_of(folder_of(m), floors) is None})
+
+
+def up_a_floor(graph: dict[str, set[str]], floors=FLOORS) -> list[str]:
+    """Every import that runs up a floor, one line each: the edge, the floors, and
+    where the importing module belongs."""
+    out = []
+    for module, targets in sorted(graph.items()):
+        here = floor_of(folder_of(module), floors)
+        for target in sorted(targets):
+            there = floor_of(folder_of(target), floors)
+            if here is None or there is None or there <= here:
+                continue
+            out.append(f"{module} -> {target} ({floors[here][0]} imports {floors[there][0]}: "
+                       f"{module} belongs on the {floors[there][0]} floor or above, or what "
+                       f"it takes from {target} on the {floors[here][0]} floor or below)")
+    return out
+
+
+def folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        here = folder_of(module)
+        out.setdefault(here, set()).update(folder_of(t) for t in targets
+                                           if folder_of(t) != here)
+    return out
+
+
+def folder_cycles(graph: dict[str, set[str]]) -> list[str]:
+    """Folders that import each other (on one floor, as up_a_floor reports the rest),
+    each cycle with the folder edges that make it, an import of each named."""
+    out = []
+    for group in cycles(folder_graph(graph)):
+        pairs: dict[tuple[str, str], list[str]] = {}
+        for m, ts in sorted(graph.items()):
+            for t in sorted(ts):
+                a, b = folder_of(m), folder_of(t)
+                if a != b and a in group and b in group:
+                    pairs.setdefault((a, b), []).append(f"{m} -> {t}")
+        out.append(" <-> ".join(group) + ": " + "; ".join(
+            f"{a} -> {b} ({edges[0]}" + (f", {len(edges) - 1} more" if len(edges) > 1 else "")
+            + ")" for (a, b), edges in sorted(pairs.items())))
+    return out
+
+
+#: imports up a floor still owed a move, each taken off as its module moves: the test
+#: fails on any other one, and on one listed here that is gone
+OWED_UP_A_FLOOR = {
+    "zatre_vision.calibrate.cli -> zatre_vision.tracking.sources",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.actions",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.event_lines",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.forms",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.i18n",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.messages",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.once",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.records",
+    "zatre_vision.cards.blueprint -> zatre_vision.server.security",
+    "zatre_vision.vision.bench -> zatre_vision.bench.results",
+    "zatre_vision.vision.bench -> zatre_vision.synth.config",
+    "zatre_vision.vision.bench -> zatre_vision.synth.photos",
+    "zatre_vision.vision.bench -> zatre_vision.synth.scanned_board",
+    "zatre_vision.vision.bench -> zatre_vision.synth.scene",
+    "zatre_vision.vision.cli -> zatre_vision.bench.results",
+    "zatre_vision.vision.cli -> zatre_vision.calibrate.files",
+    "zatre_vision.vision.cli -> zatre_vision.camera.image_file",
+    "zatre_vision.vision.cli -> zatre_vision.synth.board_art",
+    "zatre_vision.vision.cli -> zatre_vision.synth.tiles",
+    "zatre_vision.vision.cli -> zatre_vision.training.board_train",
+    "zatre_vision.vision.cli -> zatre_vision.training.seeds",
+    "zatre_vision.vision.cli -> zatre_vision.training.train",
+    "zatre_vision.vision.gate -> zatre_vision.synth.board_art",
+}
+
+
+def _owed_removed(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    owed = {tuple(e.split(" -> ")) for e in OWED_UP_A_FLOOR}
+    return {m: {t for t in ts if (m, t) not in owed} for m, ts in graph.items()}
+
+
+def test_no_import_runs_up_a_floor():
+    graph = import_graph(PACKAGE)
+    missing = unplaced(graph)
+    assert not missing, ("folders on no floor: put each on one in FLOORS "
+                         "(tests/test_import_graph.py) and ARCHITECTURE.md: " + ", ".join(missing))
+    present = {folder_of(m) for m in graph}
+    assert all(folders & present for _, folders in FLOORS)  # the real package
+    found = up_a_floor(graph)
+    unknown = [f for f in found if f.split(" (")[0] not in OWED_UP_A_FLOOR]
+    assert not unknown, f"{len(unknown)} imports up a floor:\n" + "\n".join(unknown)
+    mended = OWED_UP_A_FLOOR - {f.split(" (")[0] for f in found}
+    assert not mended, "moved, take off OWED_UP_A_FLOOR: " + "; ".join(sorted(mended))
+
+
+def test_folders_import_each_other_one_way():
+    found = folder_cycles(_owed_removed(import_graph(PACKAGE)))
+    assert not found, "folders that import each other:\n" + "\n".join(found)
+
+
+_FLOORED = (("low", frozenset({"", "base"})), ("mid", frozenset({"a", "b"})),
+            ("top", frozenset({"app"})))
+
+
+@pytest.mark.parametrize("extra, expected", [
+    ({}, []),
+    # down a floor and across one: fine
+    ({"pkg/a/x.py": "from ..base import y\nfrom ..b import z\n"}, []),
+    # up a floor, put off into a function: found
+    ({"pkg/a/x.py": "def f():\n    from pkg.app.run import go\n"},
+     ["pkg.a.x -> pkg.app.run (mid imports top: pkg.a.x belongs on the top floor or "
+      "above, or what it takes from pkg.app.run on the mid floor or below)"]),
+    ({"pkg/base.py": "from .a import x\n"},
+     ["pkg.base -> pkg.a.x (low imports mid: pkg.base belongs on the mid floor or above, "
+      "or what it takes from pkg.a.x on the low floor or below)"]),
+])
+def test_the_check_finds_an_import_up_a_floor(tmp_path, extra, expected):
+    files = {"pkg/__init__.py": "", "pkg/base.py": "", "pkg/a/__init__.py": "",
+             "pkg/a/x.py": "", "pkg/b.py": "", "pkg/app/__init__.py": "",
+             "pkg/app/run.py": "from ..a import x\n"}
+    graph = import_graph(_write(tmp_path, {**files, **extra}))
+    assert unplaced(graph, _FLOORED) == []
+    assert up_a_floor(graph, _FLOORED) == expected
+
+
+def test_the_check_finds_folders_importing_each_other_and_unplaced_ones(tmp_path):
+    graph = import_graph(_write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/a/__init__.py": "", "pkg/a/x.py": "from ..b import y\n",
+        "pkg/b.py": "def f():\n    from .a.x import z\n", "pkg/odd.py": ""}))
+    assert folder_cycles(graph) == ["a <-> b: a -> b (pkg.a.x -> pkg.b); b -> a (pkg.b -> pkg.a.x)"]
+    assert unplaced(graph, _FLOORED) == ["odd"]
