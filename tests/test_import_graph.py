@@ -259,7 +259,6 @@ def folder_cycles(graph: dict[str, set[str]]) -> list[str]:
 #: imports up a floor still owed a move, each taken off as its module moves: the test
 #: fails on any other one, and on one listed here that is gone
 OWED_UP_A_FLOOR = {
-    "zatre_vision.calibrate.cli -> zatre_vision.tracking.sources",
     "zatre_vision.cards.blueprint -> zatre_vision.server.actions",
     "zatre_vision.cards.blueprint -> zatre_vision.server.event_lines",
     "zatre_vision.cards.blueprint -> zatre_vision.server.forms",
@@ -273,14 +272,6 @@ OWED_UP_A_FLOOR = {
     "zatre_vision.vision.bench -> zatre_vision.synth.photos",
     "zatre_vision.vision.bench -> zatre_vision.synth.scanned_board",
     "zatre_vision.vision.bench -> zatre_vision.synth.scene",
-    "zatre_vision.vision.cli -> zatre_vision.bench.results",
-    "zatre_vision.vision.cli -> zatre_vision.calibrate.files",
-    "zatre_vision.vision.cli -> zatre_vision.camera.image_file",
-    "zatre_vision.vision.cli -> zatre_vision.synth.board_art",
-    "zatre_vision.vision.cli -> zatre_vision.synth.tiles",
-    "zatre_vision.vision.cli -> zatre_vision.training.board_train",
-    "zatre_vision.vision.cli -> zatre_vision.training.seeds",
-    "zatre_vision.vision.cli -> zatre_vision.training.train",
     "zatre_vision.vision.gate -> zatre_vision.synth.board_art",
 }
 
