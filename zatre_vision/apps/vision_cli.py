@@ -262,9 +262,9 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
                  prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..bench.results import write_result_file
+    from ..bench.vision_bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
     from ..errors import check_output_file
     from ..training.seeds import FIT_SEEDS, TRAINING_SEEDS
-    from ..vision.bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
     from ..vision.reading.classify import DEFAULT_MODEL, ModelError
 
     if folder is not None:
@@ -372,10 +372,10 @@ def bench_gate(candidate: str, board_model: str | None, committed: str | None,
                cache: str | None, out: str, install: bool) -> None:
     """A candidate model against the committed one on every bench set; exits 1 unless it
     is no worse (pooled, and on each set by one-sided exact tests)."""
+    from ..bench.gate import install as install_models
+    from ..bench.gate import run_gate, table
     from ..bench.results import write_result_file
     from ..errors import check_output_file
-    from ..vision.gate import install as install_models
-    from ..vision.gate import run_gate, table
     from ..vision.location import DEFAULT_BOARD_MODEL
     from ..vision.reader import BoardReader
     from ..vision.reading.classify import DEFAULT_MODEL, ModelError

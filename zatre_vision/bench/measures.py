@@ -41,8 +41,8 @@ BENCH_ENTRIES: dict[str, tuple[str, ...]] = {
     "camera-hang": ("zatre_vision.bench.camera_hang_bench", "zatre_vision.server.cli",
                     "zatre_vision.tracking.sources"),
     "adapt": ("zatre_vision.bench.adapt_bench", "zatre_vision.apps.vision_cli"),
-    "vision": ("zatre_vision.vision.bench",),
-    "gate": ("zatre_vision.vision.gate",),
+    "vision": ("zatre_vision.bench.vision_bench",),
+    "gate": ("zatre_vision.bench.gate",),
     "tracking": ("zatre_vision.bench.tracking_bench", "zatre_vision.tracking.live_reader",
                  "zatre_vision.apps.vision_cli"),
 }
