@@ -257,25 +257,6 @@ def folder_cycles(graph: dict[str, set[str]]) -> list[str]:
     return out
 
 
-#: imports up a floor still owed a move, each taken off as its module moves: the test
-#: fails on any other one, and on one listed here that is gone
-OWED_UP_A_FLOOR = {
-    "zatre_vision.cards.blueprint -> zatre_vision.server.actions",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.event_lines",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.forms",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.i18n",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.messages",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.once",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.records",
-    "zatre_vision.cards.blueprint -> zatre_vision.server.security",
-}
-
-
-def _owed_removed(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    owed = {tuple(e.split(" -> ")) for e in OWED_UP_A_FLOOR}
-    return {m: {t for t in ts if (m, t) not in owed} for m, ts in graph.items()}
-
-
 def test_no_import_runs_up_a_floor():
     graph = import_graph(PACKAGE)
     missing = unplaced(graph)
@@ -284,14 +265,11 @@ def test_no_import_runs_up_a_floor():
     present = {folder_of(m) for m in graph}
     assert all(folders & present for _, folders in FLOORS)  # the real package
     found = up_a_floor(graph)
-    unknown = [f for f in found if f.split(" (")[0] not in OWED_UP_A_FLOOR]
-    assert not unknown, f"{len(unknown)} imports up a floor:\n" + "\n".join(unknown)
-    mended = OWED_UP_A_FLOOR - {f.split(" (")[0] for f in found}
-    assert not mended, "moved, take off OWED_UP_A_FLOOR: " + "; ".join(sorted(mended))
+    assert not found, f"{len(found)} imports up a floor:\n" + "\n".join(found)
 
 
 def test_folders_import_each_other_one_way():
-    found = folder_cycles(_owed_removed(import_graph(PACKAGE)))
+    found = folder_cycles(import_graph(PACKAGE))
     assert not found, "folders that import each other:\n" + "\n".join(found)
 
 

@@ -104,7 +104,6 @@ def create_app(config: Settings, table: Table, store: Store,
         stream_slots=StreamSlots(config.server.streams_per_address,
                                  min(config.server.streams_total, config.server.threads // 2)))
 
-    from ..cards import blueprint as cards
     from . import (
         admin,
         analysis_pages,
@@ -119,6 +118,7 @@ def create_app(config: Settings, table: Table, store: Store,
         stream,
         tile_learning,
     )
+    from . import card_game as cards
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
