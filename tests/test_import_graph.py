@@ -35,6 +35,7 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ("camera", frozenset({"camera"})),
     ("calibrate", frozenset({"calibrate"})),
     ("tracking", frozenset({"tracking"})),
+    ("services", frozenset({"services"})),
     ("apps", frozenset({"apps", "cli", "__main__", "bench", "server", "training", "doctor",
                         "terminal_demo"})),
 )
@@ -105,6 +106,12 @@ def test_the_seams_are_where_the_map_says():
     assert not {t for m in board for t in graph[m] if t.startswith("zatre_vision.cards")}
     assert {"zatre_vision.rules.record", "zatre_vision.cards.record"} <= graph[
         "zatre_vision.variants"]
+    # the dashboard never reaches into vision: it reads calibration files through
+    # calibrate/ and learns tiles through the app's service (services/tile_learning.py)
+    into_vision = sorted(f"{m} -> {t}" for m in graph if m.startswith("zatre_vision.server")
+                         for t in graph[m] if t.startswith("zatre_vision.vision"))
+    assert not into_vision, "the dashboard reaches into vision: " + "; ".join(into_vision)
+    assert "zatre_vision.services.tile_learning" in graph["zatre_vision.server"]
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

@@ -134,6 +134,10 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(club.bp)
     app.register_blueprint(evenings.bp)
     app.extensions["zatre"].club = overview_only
+    # the dashboard calls tile learning, which reads boards, through this service
+    from ..services.tile_learning import TileLearningService
+
+    app.extensions["zatre-tiles"] = TileLearningService()
     club.attach_overview_only(app)
     club.remember_reached_at(app, config.server.port)
     analysis_pages.attach(app, table, store)
