@@ -54,8 +54,9 @@ MODELS = "models"
 #: the modules that write the provenance itself: they change no figure
 NOT_MEASURED = ("zatre_vision.bench.results", "zatre_vision.bench.measures")
 
-#: packages whose modules each stand for their own file
-FILE_GRANULAR = ("zatre_vision/bench",)
+#: packages whose modules each stand for their own file (the benchmarks, and the
+#: commands of the apps floor: one command's change leaves the others' figures alone)
+FILE_GRANULAR = ("zatre_vision/bench", "zatre_vision/apps")
 
 
 def module_files(root: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
