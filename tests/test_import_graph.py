@@ -13,6 +13,7 @@ between folders has no cycle). ARCHITECTURE.md's table of floors is this list.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,25 @@ def test_the_check_finds_folders_importing_each_other_and_unplaced_ones(tmp_path
         "pkg/b.py": "def f():\n    from .a.x import z\n", "pkg/odd.py": ""}))
     assert folder_cycles(graph) == ["a <-> b: a -> b (pkg.a.x -> pkg.b); b -> a (pkg.b -> pkg.a.x)"]
     assert unplaced(graph, _FLOORED) == ["odd"]
+
+
+def floors_in_the_map(text: str) -> list[tuple[str, frozenset[str]]]:
+    """ARCHITECTURE.md's table of floors, bottom first: (name, the folders in its second
+    column: ``x/`` and ``x.py`` are ``x``, ``__init__.py`` is the package's own)."""
+    section = text.split("\n## Floors\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not re.fullmatch(r"\d+ \w+", cells[0]):
+            continue
+        # the folders are the backticked names outside parentheses
+        names = re.findall(r"`([\w.]+/|[\w.]+\.py)`", re.sub(r"\([^)]*\)", "", cells[1]))
+        rows.append((int(cells[0].split()[0]), cells[0].split()[1], frozenset(
+            "" if n == "__init__.py" else n.removesuffix("/").removesuffix(".py")
+            for n in names)))
+    return [(name, folders) for _, name, folders in sorted(rows)]
+
+
+def test_the_map_shows_the_floors():
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert floors_in_the_map(text) == list(FLOORS)
