@@ -23,34 +23,34 @@ from .json_files import read_json_file
 #: name -> ("module:attribute", the first line of its help, shown by `zatre --help`).
 #: tests/cli/test_lazy_imports.py checks each line against the command itself.
 LAZY_COMMANDS = {
-    "synth": ("zatre_vision.synth.cli:synth",
+    "synth": ("zatre_vision.apps.synth_cli:synth",
               "Synthetic board photos and recorded games with ground truth."),
     "serve": ("zatre_vision.server.cli:serve",
               "Serve the table dashboard (board, score sheets, corrections, records, API)."),
-    "read": ("zatre_vision.vision.cli:read",
+    "read": ("zatre_vision.apps.vision_cli:read",
              "Read photos of the board: which cells hold a tile and how many pips it shows."),
-    "train": ("zatre_vision.vision.cli:train",
+    "train": ("zatre_vision.apps.vision_cli:train",
               "Train the pip classifier and the board finder on synthetic photos and export "
               "them to ONNX (CPU)."),
-    "replay": ("zatre_vision.tracking.cli:replay",
+    "replay": ("zatre_vision.apps.tracking_cli:replay",
                "Run DIR's frames (and meta.json, events.jsonl) through tracking, turn "
                "detection, rules and sheets, as the camera service would, and print the "
                "result: the `zatre score` output plus the frame at which each turn was "
                "committed."),
-    "calibrate": ("zatre_vision.calibrate.cli:calibrate",
+    "calibrate": ("zatre_vision.apps.calibrate_cli:calibrate",
                   "Set up a fixed camera: lens target and lens, board registration, "
                   "exposure lock; and learn the table's own tiles."),
-    "backup": ("zatre_vision.store.backup_cli:backup",
+    "backup": ("zatre_vision.apps.backup_cli:backup",
                "Copy the SQLite database to a file while the table may be running."),
-    "restore": ("zatre_vision.store.backup_cli:restore",
+    "restore": ("zatre_vision.apps.backup_cli:restore",
                 "Put a backup made by `zatre backup` back as the table's database."),
     "pin": ("zatre_vision.server.pin_cli:pin",
             "The table's PIN from its console: a one-time sign-in code, a new PIN."),
 }
 LAZY_BENCH_COMMANDS = {
-    "vision": ("zatre_vision.vision.cli:bench_vision",
+    "vision": ("zatre_vision.apps.vision_cli:bench_vision",
                "The reader on a held-out synthetic set (new seed, wider ranges), one core."),
-    "gate": ("zatre_vision.vision.cli:bench_gate",
+    "gate": ("zatre_vision.apps.vision_cli:bench_gate",
              "A candidate model against the committed one on every bench set; exits 1 "
              "unless it is no worse (pooled, and on each set by one-sided exact tests)."),
     "pin-flood": ("zatre_vision.bench.guest_cli:pin_flood",
@@ -309,9 +309,9 @@ def bench_tracking(out: str | None, games: int, max_turns: int, model: str | Non
         out = f"benchmarks/results/{name}{'-hurried' if hurried else ''}.json"
     check_output_file(out)
 
+    from .apps.vision_cli import _reader
     from .bench.tracking_bench import NoHeldTilesError, run_tracking_benchmark
     from .tracking.live_reader import LiveBoardReader
-    from .vision.cli import _reader
 
     cv2.setNumThreads(1)
     command = "zatre " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -354,9 +354,9 @@ def bench_adapt(out: str, test_photos: int, styles: str | None, cache: str | Non
     """The reader on held-out tile sets, before and after `zatre calibrate tiles`."""
     import cv2
 
+    from .apps.vision_cli import _reader
     from .bench.adapt_bench import STYLES, run_adapt_benchmark
     from .synth.tiles import HELD_OUT_STYLES
-    from .vision.cli import _reader
 
     check_output_file(out)
     names = tuple(s.strip() for s in styles.split(",")) if styles else STYLES

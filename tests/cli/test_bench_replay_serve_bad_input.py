@@ -100,7 +100,7 @@ def test_bench_tracking_without_such_games_exits_2(monkeypatch, tmp_path):
 def no_benchmark_runs(monkeypatch):
     """Every benchmark fails the test if it is started."""
     from zatre_vision.bench import rules_bench, tracking_bench
-    from zatre_vision.vision import bench
+    from zatre_vision.bench import vision_bench as bench
 
     def ran(*args, **kwargs):
         pytest.fail("the benchmark ran before --out was checked")

@@ -128,7 +128,7 @@ def test_prints_cycle_over_board_variants():
 
 
 def test_train_refuses_a_held_out_print():
-    from zatre_vision.vision.cli import train
+    from zatre_vision.apps.vision_cli import train
 
     res = CliRunner().invoke(train, ["--which", "pips", "--quick", "--prints", "peri,amigo",
                                      "--out", "/nonexistent/x.onnx"])

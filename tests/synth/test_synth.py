@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from zatre_vision.apps.synth_cli import synth
 from zatre_vision.rules.board import LIGHT, NAMES, START, cell_index, row_col
 from zatre_vision.rules.record import score_record
-from zatre_vision.synth.cli import synth
 from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.game_frames import generate_game
 from zatre_vision.synth.photos import generate_photos

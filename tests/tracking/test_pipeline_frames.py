@@ -171,8 +171,8 @@ def test_turns_ended_while_the_camera_is_out_of_focus_are_not_taken_for_passes(g
 def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_it_never_saw(game, monkeypatch):
     from click.testing import CliRunner
 
-    from zatre_vision.tracking.cli import replay
-    from zatre_vision.vision import cli as vision_cli
+    from zatre_vision.apps import vision_cli
+    from zatre_vision.apps.tracking_cli import replay
 
     folder, truth = game
     blurred = BlurredFrom(truth["frames"], truth["turns"][2]["frame"] + 1)
@@ -249,8 +249,8 @@ def test_a_doubted_cell_a_hand_went_over_leaves_the_turn_waiting_not_wrong(game)
 def test_zatre_replay_warns_when_the_recording_ends_with_a_turn_waiting(game, monkeypatch):
     from click.testing import CliRunner
 
-    from zatre_vision.tracking.cli import replay
-    from zatre_vision.vision import cli as vision_cli
+    from zatre_vision.apps import vision_cli
+    from zatre_vision.apps.tracking_cli import replay
 
     folder, truth = game
     cell, until = _unreadable_until_the_next_turn(truth)

@@ -23,7 +23,7 @@ def test_training_seeds_are_refused_before_any_work(seed, tmp_path):
 
 
 def test_another_seed_renders_another_set_and_leaves_the_card_alone(tmp_path, monkeypatch):
-    from zatre_vision.vision import bench
+    from zatre_vision.bench import vision_bench as bench
 
     seen = {}
 
@@ -75,7 +75,7 @@ def test_bad_held_out_options_exit_2_with_one_line(tmp_path, args):
 def test_the_benchmark_says_where_each_board_came_from():
     """A real (small) run: every photo with a board is counted under the source its
     board came from, and those not found under locate:none."""
-    from zatre_vision.vision.bench import run_vision_benchmark
+    from zatre_vision.bench.vision_bench import run_vision_benchmark
 
     res = run_vision_benchmark(photos=6, progress=False)
     by = {k: v for k, v in res["located_by"].items() if k != "definition"}
@@ -96,7 +96,7 @@ def test_the_benchmark_says_where_each_board_came_from():
 def test_the_benchmark_splits_its_boards_by_pip_contrast_and_hands():
     """Each split covers every photo with a board once, and hidden cells read with a
     wrong value are counted apart."""
-    from zatre_vision.vision.bench import run_vision_benchmark
+    from zatre_vision.bench.vision_bench import run_vision_benchmark
 
     res = run_vision_benchmark(photos=6, progress=False)
     boards = res["set"]["photos_with_board"]
@@ -129,7 +129,7 @@ def _truth(defocus=0.0, motion=0.0, side=600.0):
 
 
 def test_pip_contrast_falls_with_blur_and_with_smaller_cells():
-    from zatre_vision.vision.bench import PIP_CONTRAST_BANDS, pip_contrast
+    from zatre_vision.bench.vision_bench import PIP_CONTRAST_BANDS, pip_contrast
 
     assert pip_contrast(_truth(), 1280) == 1.0
     sharp = pip_contrast(_truth(defocus=0.8), 1280)
@@ -177,7 +177,7 @@ def test_the_folder_benchmark_reads_photos_from_elsewhere(tmp_path):
     renderer would give them (not ../shared: tests do not read it)."""
     import cv2
 
-    from zatre_vision.vision.bench import run_folder_benchmark
+    from zatre_vision.bench.vision_bench import run_folder_benchmark
 
     from .conftest import render
 

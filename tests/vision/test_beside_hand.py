@@ -14,10 +14,10 @@ import cv2
 import numpy as np
 import pytest
 
+from zatre_vision.bench.vision_bench import _truth_labels
 from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
-from zatre_vision.vision.bench import _truth_labels
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import (
     BESIDE_HAND_AGREE,

@@ -158,7 +158,7 @@ def test_fit_reader_fits_a_decision_on_real_photos_and_writes_the_card(tmp_path)
 def test_the_gate_passes_the_same_model_and_stops_a_worse_one(tmp_path):
     """The real gate on one small bench set: the committed model against itself passes;
     a candidate whose decision calls every cell a sure six is stopped, with its table."""
-    from zatre_vision.vision.gate import GateSet, run_gate, table
+    from zatre_vision.bench.gate import GateSet, run_gate, table
     from zatre_vision.vision.location import DEFAULT_BOARD_MODEL
 
     sets = (GateSet("held-out tiles", 4, tiles="held-out"),)

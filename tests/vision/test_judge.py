@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zatre_vision.vision.gate import judge_pair, pooled_verdict
+from zatre_vision.bench.gate import judge_pair, pooled_verdict
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.judge import (
     A_CELL_OFF,

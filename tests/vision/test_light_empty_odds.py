@@ -13,10 +13,10 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from zatre_vision.bench.vision_bench import _truth_labels
 from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
-from zatre_vision.vision.bench import _truth_labels
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
 from zatre_vision.vision.reader import (
     DOUBTFUL_FRAME,

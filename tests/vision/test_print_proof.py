@@ -75,7 +75,7 @@ def test_pushed_to_edge_cuts_the_border_off_and_keeps_the_grid():
 
 
 def test_the_benchmark_draws_boards_at_the_edge_and_other_users_do_not():
-    from zatre_vision.vision.bench import EDGE_PROBABILITY
+    from zatre_vision.bench.vision_bench import EDGE_PROBABILITY
 
     assert SynthConfig().camera.edge_probability == 0.0
     assert SynthConfig.wide().camera.edge_probability == 0.0

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from zatre_vision.apps.vision_cli import read
 from zatre_vision.board_prints import load_prints
 from zatre_vision.errors import run_guarded
-from zatre_vision.vision.cli import read
 
 
 class GuardedGroup(click.Group):

@@ -160,10 +160,10 @@ def test_a_board_the_network_misplaces_is_read_end_to_end():
     turned 40 degrees, a hand at its edge) on which the network is sure of a board but
     its outline is 12 cells off and the classical search finds nothing: the reader
     finds it through the texture fit and reads its tiles."""
+    from zatre_vision.bench.vision_bench import _truth_labels
     from zatre_vision.synth.config import SynthConfig
     from zatre_vision.synth.photos import render_photo
     from zatre_vision.synth.scene import Renderer
-    from zatre_vision.vision.bench import _truth_labels
     from zatre_vision.vision.geometry import CELL_NAMES
     from zatre_vision.vision.reader import BoardReader
     from zatre_vision.vision.reading.classify import OCCLUDED

@@ -107,7 +107,7 @@ def test_cli_cuda_without_a_gpu_is_a_one_line_refusal(tmp_path):
 
 def test_cli_passes_batch_and_budget_to_the_card(tmp_path):
     pytest.importorskip("torch", reason="training needs the train extra")
-    from zatre_vision.vision.cli import train
+    from zatre_vision.apps.vision_cli import train
 
     out = tmp_path / "p.onnx"
     res = CliRunner().invoke(train, ["--which", "pips", "--quick", "--photos", "3",

@@ -14,7 +14,7 @@ from zatre_vision.vision.reading.classify import CLASSES, PipClassifier
 
 def test_quick_training_exports_a_usable_model(tmp_path):
     pytest.importorskip("torch", reason="training needs the train extra (CI installs it)")
-    from zatre_vision.vision.cli import train
+    from zatre_vision.apps.vision_cli import train
 
     out = tmp_path / "pips.onnx"
     board_out = tmp_path / "board.onnx"

@@ -253,11 +253,11 @@ def _run_case(fn) -> str:
 def run_cases(work: Path, n_images: int, n_records: int, seed: int = 45) -> dict:
     """All cases in this process (the child); the counts and the peak RSS."""
     from ..camera.folder import FolderSource
+    from ..camera.image_file import load_image
     from ..errors import InputError
     from ..json_files import read_json_file
     from ..rules.record import RecordError
     from ..variants import score_record
-    from ..vision.cli import load_image
 
     signal.signal(signal.SIGALRM, _alarm)
     t0 = time.perf_counter()

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: ``zatre bench NAME`` -> the modules its figures come from. A bench that starts the
 #: ``zatre`` command in a child process names the module that child runs, since
 #: ``zatre_vision.cli`` loads its commands by name, out of reach of ``ast``; one that is
-#: handed its reader by the command names the module that makes it (``vision.cli``).
+#: handed its reader by the command names the module that makes it (``apps.vision_cli``).
 BENCH_ENTRIES: dict[str, tuple[str, ...]] = {
     "rules": ("zatre_vision.bench.rules_bench",),
     "analyse": ("zatre_vision.bench.analysis_bench",),
@@ -37,14 +37,14 @@ BENCH_ENTRIES: dict[str, tuple[str, ...]] = {
                   "zatre_vision.server.pin_cli"),
     "slow-clients": ("zatre_vision.bench.slow_clients_bench", "zatre_vision.server.cli"),
     "backup-access": ("zatre_vision.bench.backup_access_bench", "zatre_vision.server.cli",
-                      "zatre_vision.server.pin_cli", "zatre_vision.store.backup_cli"),
+                      "zatre_vision.server.pin_cli", "zatre_vision.apps.backup_cli"),
     "camera-hang": ("zatre_vision.bench.camera_hang_bench", "zatre_vision.server.cli",
                     "zatre_vision.tracking.sources"),
-    "adapt": ("zatre_vision.bench.adapt_bench", "zatre_vision.vision.cli"),
-    "vision": ("zatre_vision.vision.bench",),
-    "gate": ("zatre_vision.vision.gate",),
+    "adapt": ("zatre_vision.bench.adapt_bench", "zatre_vision.apps.vision_cli"),
+    "vision": ("zatre_vision.bench.vision_bench",),
+    "gate": ("zatre_vision.bench.gate",),
     "tracking": ("zatre_vision.bench.tracking_bench", "zatre_vision.tracking.live_reader",
-                 "zatre_vision.vision.cli"),
+                 "zatre_vision.apps.vision_cli"),
 }
 
 #: packages (as paths) whose use brings in files outside the package
@@ -54,8 +54,9 @@ MODELS = "models"
 #: the modules that write the provenance itself: they change no figure
 NOT_MEASURED = ("zatre_vision.bench.results", "zatre_vision.bench.measures")
 
-#: packages whose modules each stand for their own file
-FILE_GRANULAR = ("zatre_vision/bench",)
+#: packages whose modules each stand for their own file (the benchmarks, and the
+#: commands of the apps floor: one command's change leaves the others' figures alone)
+FILE_GRANULAR = ("zatre_vision/bench", "zatre_vision/apps")
 
 
 def module_files(root: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:

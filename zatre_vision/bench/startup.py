@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 #: what `import zatre_vision.cli` loaded before the lazy commands
-EAGER_MODULES = ("zatre_vision.calibrate.cli", "zatre_vision.server.cli",
-                 "zatre_vision.synth.cli", "zatre_vision.tracking.cli",
-                 "zatre_vision.vision.cli", "zatre_vision.server", "zatre_vision.camera.base",
-                 "zatre_vision.vision.reader")
+EAGER_MODULES = ("zatre_vision.apps.calibrate_cli", "zatre_vision.server.cli",
+                 "zatre_vision.apps.synth_cli", "zatre_vision.apps.tracking_cli",
+                 "zatre_vision.apps.vision_cli", "zatre_vision.server",
+                 "zatre_vision.camera.base", "zatre_vision.vision.reader")
 HEAVY = ("cv2", "onnxruntime", "flask")
 _RUN = (
     "import importlib, sys\n"

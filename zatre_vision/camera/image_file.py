@@ -159,3 +159,23 @@ def load_image_file(path: str | os.PathLike, max_side: int = MAX_SIDE,
                                             (header.height, header.width)):
         raise ImageFileError("corrupt image (decoded size differs from its header)")
     return img
+
+
+#: the smallest side of a photo the commands read
+MIN_SIDE = 64
+
+
+def load_image(path: str):
+    """BGR image from a JPEG/PNG file; InputError with a one-line reason otherwise.
+    Bounded before decoding (camera/image_file.py): regular files only, at most
+    50 MB read, the header's size checked against the limits."""
+    from ..errors import InputError
+
+    try:
+        img = load_image_file(path, max_side=MAX_SIDE)
+    except ImageFileError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    h, w = img.shape[:2]
+    if min(h, w) < MIN_SIDE:
+        raise InputError(f"{path}: image size {w}x{h} is outside {MIN_SIDE}..{MAX_SIDE} px")
+    return img

@@ -104,7 +104,6 @@ def create_app(config: Settings, table: Table, store: Store,
         stream_slots=StreamSlots(config.server.streams_per_address,
                                  min(config.server.streams_total, config.server.threads // 2)))
 
-    from ..cards import blueprint as cards
     from . import (
         admin,
         analysis_pages,
@@ -119,6 +118,7 @@ def create_app(config: Settings, table: Table, store: Store,
         stream,
         tile_learning,
     )
+    from . import card_game as cards
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -134,6 +134,10 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(club.bp)
     app.register_blueprint(evenings.bp)
     app.extensions["zatre"].club = overview_only
+    # the dashboard calls tile learning, which reads boards, through this service
+    from ..services.tile_learning import TileLearningService
+
+    app.extensions["zatre-tiles"] = TileLearningService()
     club.attach_overview_only(app)
     club.remember_reached_at(app, config.server.port)
     analysis_pages.attach(app, table, store)

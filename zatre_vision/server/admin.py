@@ -143,7 +143,7 @@ def _setup_with_pin(data):
 
 
 def _start_match(data: dict):
-    from ..cards import blueprint as cards
+    from . import card_game as cards
 
     if cards.game_choice(data) == "cards":
         return cards.start_card_match(data)

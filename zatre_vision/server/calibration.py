@@ -116,7 +116,7 @@ def register():
 @require_pin
 def accept():
     from ..calibrate import files
-    from ..vision.location import Calibration
+    from ..calibrate.files import Calibration
 
     p = paths()
     if not p["candidate"].is_file():

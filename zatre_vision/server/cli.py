@@ -83,10 +83,10 @@ def serve(host, port, data_dir, db, pin, table_name, config_file, validate_confi
 def _camera_pipeline(settings):
     """The factory CameraControl uses for camera sources (and the demo): a camera
     service running frames through vision and tracking into the table."""
+    from ..calibrate.files import CalibrationError
     from ..camera.base import SourceError
     from ..config import calibration_path
     from ..tracking.sources import camera_service
-    from ..vision.location import CalibrationError
 
     def make(table, source, players):
         try:

@@ -17,9 +17,9 @@ from flask import (
     url_for,
 )
 
-from ..cards import blueprint as cards
 from ..rules.board import LIGHT, NAMES, START, row_col
 from ..rules.record import RecordError
+from . import card_game as cards
 from . import forms
 from .api import PER_PAGE, page_arg
 from .i18n import current_language

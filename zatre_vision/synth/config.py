@@ -209,7 +209,7 @@ class SynthConfig:
     def wide(cls, edge_probability: float = 0.0) -> SynthConfig:
         """Wider ranges for held-out evaluation: harder light, lenses, blur and hands;
         ``edge_probability``: the share of boards pushed against the frame's edge (the
-        vision benchmark's 0.2, ``vision.bench.EDGE_PROBABILITY``; 0 keeps every other
+        vision benchmark's 0.2, ``bench.vision_bench.EDGE_PROBABILITY``; 0 keeps every other
         user's photos as they were drawn before it existed)."""
         base = cls()
         return replace(

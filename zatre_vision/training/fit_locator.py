@@ -74,9 +74,9 @@ class ArmFigures:
 def photos(cache: Path | None, count: int):
     """(set name, index, JPEG bytes, truth) for ``count`` photos of each fitting set,
     rendered once and kept in ``cache`` when given."""
+    from ..bench.vision_bench import _cached_photo
     from ..synth.photos import render_photo
     from ..synth.scene import Renderer
-    from ..vision.bench import _cached_photo
 
     for fit_set in FIT_SETS:
         cfg = fit_set.synth_config()

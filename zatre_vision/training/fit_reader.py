@@ -104,7 +104,7 @@ class Case:
 def locate_case(reader, image: np.ndarray, truth: dict) -> Case:
     """The reader's own location of one photo (``BoardReader.locate``, as
     ``BoardReader.read`` does), kept for the decision to be tried on again and again."""
-    from ..vision.bench import _truth_labels
+    from ..bench.vision_bench import _truth_labels
     from ..vision.reading.cell_evidence import sharpness
     from ..vision.reading.cells import ALL_CELLS
 
@@ -131,9 +131,9 @@ def _collect_one(job: tuple[str, FitSet, int, int, str | None, str | None]) -> l
     them."""
     import cv2
 
+    from ..bench.vision_bench import _cached_photo
     from ..synth.photos import render_photo
     from ..synth.scene import Renderer
-    from ..vision.bench import _cached_photo
     from ..vision.reader import BoardReader
     from ..vision.reading.calibrated import ProbabilityCalibration
 

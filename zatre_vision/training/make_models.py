@@ -396,7 +396,7 @@ class Run:
                            + (f"\nThe gate's table: {self.paths.gate_out}\n"
                               if self.paths.gate_out.exists() else ""), encoding="utf-8")
             return {"landed": [], "why_file": str(why), "note": f"rejected: see {why}"}
-        from ..vision.gate import install
+        from ..bench.gate import install
 
         landed = [str(p) for p in install(self.paths.candidate("pips"),
                                           self.paths.candidate("board"), self.paths.models)]

@@ -28,9 +28,9 @@ def replay(folder: str, calibration: str | None, markers: bool, model: str | Non
     """Run DIR's frames (and meta.json, events.jsonl) through tracking, turn detection,
     rules and sheets, as the camera service would, and print the result: the `zatre
     score` output plus the frame at which each turn was committed."""
-    from ..vision.cli import _reader
-    from .live_reader import LiveBoardReader
-    from .replay import replay_folder
+    from ..tracking.live_reader import LiveBoardReader
+    from ..tracking.replay import replay_folder
+    from .vision_cli import _reader
 
     if not folder.strip():
         raise InputError("DIR is empty: name the folder of a recording")

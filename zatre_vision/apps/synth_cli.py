@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from .config import SynthConfig
+from ..synth.config import SynthConfig
 
 _SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
@@ -95,7 +95,7 @@ def synth() -> None:
 def photos_cmd(out: str, n: str, seed: str, size: str, quality: str | None, config: str,
                progress: bool) -> None:
     """Render N single photos into OUT: 000001.jpg + 000001.json (ground truth) each."""
-    from .photos import generate_photos
+    from ..synth.photos import generate_photos
 
     count = _int(n, "--n", 1, 10_000_000)
     s = _int(seed, "--seed", 0, 2**63 - 1)
@@ -118,7 +118,7 @@ def photos_cmd(out: str, n: str, seed: str, size: str, quality: str | None, conf
 def game_cmd(out: str, seed: str, size: str, quality: str, max_turns: str | None, players: str,
              config: str, progress: bool) -> None:
     """Render a whole simulated game into OUT in the `zatre replay` folder format."""
-    from .game_frames import generate_game
+    from ..synth.game_frames import generate_game
 
     s = _int(seed, "--seed", 0, 2**63 - 1)
     w, h = _size(size)

@@ -1,5 +1,6 @@
-"""Click commands of the vision package: ``zatre read``, ``zatre train`` and
-``zatre bench vision`` (registered by ``zatre_vision.cli``)."""
+"""The reader's commands: ``zatre read``, ``zatre train``, ``zatre bench vision`` and
+``zatre bench gate`` (registered by ``zatre_vision.cli``); ``_reader``, which
+the other commands share (and ``load_image``, from ``camera/image_file.py``)."""
 
 from __future__ import annotations
 
@@ -8,33 +9,16 @@ from pathlib import Path
 
 import click
 
+from ..camera.image_file import load_image
 from ..errors import InputError
-
-MIN_SIDE, MAX_SIDE = 64, 10000
-
-
-def load_image(path: str):
-    """BGR image from a JPEG/PNG file; InputError with a one-line reason otherwise.
-    Bounded before decoding (camera/image_file.py): regular files only, at most
-    50 MB read, the header's size checked against the limits."""
-    from ..camera.image_file import ImageFileError, load_image_file
-
-    try:
-        img = load_image_file(path, max_side=MAX_SIDE)
-    except ImageFileError as exc:
-        raise InputError(f"{path}: {exc}") from None
-    h, w = img.shape[:2]
-    if min(h, w) < MIN_SIDE:
-        raise InputError(f"{path}: image size {w}x{h} is outside {MIN_SIDE}..{MAX_SIDE} px")
-    return img
 
 
 def _reader(model: str | None, calibration: str | None, markers: bool,
             tiles: str | None = None):
-    from .location import Calibration, CalibrationError
-    from .reader import BoardReader
-    from .reading.classify import DEFAULT_MODEL, ModelError
-    from .reading.tile_adapt import TileAdaptation, TilesError
+    from ..vision.location import Calibration, CalibrationError
+    from ..vision.reader import BoardReader
+    from ..vision.reading.classify import DEFAULT_MODEL, ModelError
+    from ..vision.reading.tile_adapt import TileAdaptation, TilesError
 
     cal = None
     if calibration:
@@ -68,7 +52,7 @@ def _reader(model: str | None, calibration: str | None, markers: bool,
 def read(images: tuple[str, ...], calibration: str | None, save_calibration: str | None,
          markers: bool, model: str | None, tiles: str | None, indent: int | None) -> None:
     """Read photos of the board: which cells hold a tile and how many pips it shows."""
-    from .location import CalibrationError
+    from ..vision.location import CalibrationError
 
     for path in images:  # fail early on a missing file, before any output
         if not path:
@@ -115,7 +99,7 @@ def _check_calibration_target(path: str) -> None:
     not some other file that saving would overwrite)."""
     from ..calibrate.files import read_raw
     from ..errors import check_folder
-    from .location import CalibrationError
+    from ..vision.location import CalibrationError
 
     check_folder(path)
     try:
@@ -128,8 +112,8 @@ def _save_calibration(path: str, img, model) -> None:
     """Save the board part as ``zatre calibrate board`` does: atomically, keeping the
     camera controls already in the file."""
     from ..calibrate.files import save_board
-    from .location import make_calibration
-    from .reader import WORK_SIDE
+    from ..vision.location import make_calibration
+    from ..vision.reader import WORK_SIDE
 
     h, w = img.shape[:2]
     f = min(1.0, WORK_SIDE / max(h, w))
@@ -278,10 +262,10 @@ def bench_vision(out: str, photos: int, model: str | None, card: bool, ranges: s
                  prints: str, hires: bool, size: str) -> None:
     """The reader on a held-out synthetic set (new seed, wider ranges), one core."""
     from ..bench.results import write_result_file
+    from ..bench.vision_bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
     from ..errors import check_output_file
     from ..training.seeds import FIT_SEEDS, TRAINING_SEEDS
-    from .bench import BENCH_SEED, run_folder_benchmark, run_vision_benchmark
-    from .reading.classify import DEFAULT_MODEL, ModelError
+    from ..vision.reading.classify import DEFAULT_MODEL, ModelError
 
     if folder is not None:
         if not Path(folder).is_dir() or not any(Path(folder).rglob("truth.json")):
@@ -388,13 +372,13 @@ def bench_gate(candidate: str, board_model: str | None, committed: str | None,
                cache: str | None, out: str, install: bool) -> None:
     """A candidate model against the committed one on every bench set; exits 1 unless it
     is no worse (pooled, and on each set by one-sided exact tests)."""
+    from ..bench.gate import install as install_models
+    from ..bench.gate import run_gate, table
     from ..bench.results import write_result_file
     from ..errors import check_output_file
-    from .gate import install as install_models
-    from .gate import run_gate, table
-    from .location import DEFAULT_BOARD_MODEL
-    from .reader import BoardReader
-    from .reading.classify import DEFAULT_MODEL, ModelError
+    from ..vision.location import DEFAULT_BOARD_MODEL
+    from ..vision.reader import BoardReader
+    from ..vision.reading.classify import DEFAULT_MODEL, ModelError
 
     committed_path = Path(committed) if committed else DEFAULT_MODEL
     for path in (candidate, committed_path):

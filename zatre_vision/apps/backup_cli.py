@@ -20,8 +20,8 @@ def _database(config_file: str | None, data_dir: str | None, writing: bool = Fal
     """The table's database, from the settings the command finds, and the line that
     says which they are; ``writing``: refused in a folder no table uses."""
     from ..config import ConfigError, check_table_folder, load_command_settings
-    from .backup import database_path
-    from .base import StoreError
+    from ..store.backup import database_path
+    from ..store.base import StoreError
 
     overrides = {"server": {"data_dir": data_dir}} if data_dir else None
     try:
@@ -39,8 +39,8 @@ def _database(config_file: str | None, data_dir: str | None, writing: bool = Fal
 @_data_dir
 def backup(target: str, config_file: str | None, data_dir: str | None) -> None:
     """Copy the SQLite database to a file while the table may be running."""
-    from .backup import backup as do_backup
-    from .base import StoreError
+    from ..store.backup import backup as do_backup
+    from ..store.base import StoreError
 
     source, line = _database(config_file, data_dir)
     try:
@@ -56,8 +56,8 @@ def backup(target: str, config_file: str | None, data_dir: str | None) -> None:
 @_data_dir
 def restore(source: str, config_file: str | None, data_dir: str | None) -> None:
     """Put a backup made by `zatre backup` back as the table's database."""
-    from .backup import restore as do_restore
-    from .base import StoreError
+    from ..store.backup import restore as do_restore
+    from ..store.base import StoreError
 
     target, line = _database(config_file, data_dir, writing=True)
     try:

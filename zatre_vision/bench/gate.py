@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .judge import MANY_SILENT, SIGNIFICANCE, PhotoScore, Tally, harms, set_tests
+from ..vision.judge import MANY_SILENT, SIGNIFICANCE, PhotoScore, Tally, harms, set_tests
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def _run_set(job):
     """Worker: one set read by both pairs of models (rendered once)."""
     import cv2
 
-    from .bench import run_folder_benchmark, run_vision_benchmark
+    from .vision_bench import run_folder_benchmark, run_vision_benchmark
 
     gs, pairs, scale, outside, cache_root = job
     cv2.setNumThreads(1)
@@ -155,7 +155,7 @@ def run_gate(candidate: Path, candidate_board: Path | None, committed: Path,
     temporary folder and removed."""
     from multiprocessing import get_context
 
-    from .bench import provenance
+    from .vision_bench import provenance
 
     made_by = provenance()
     board_changed = candidate_board is not None

@@ -18,14 +18,14 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from .geometry import CELL_NAMES
-from .judge import A_CELL_OFF, PhotoScore, score_photo
-from .location import make_calibration
-from .reader import BoardReader, work_image
-from .reading.cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
-from .reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED
-from .reading.hires import HiresReader
-from .reading.pips import count_all
+from ..vision.geometry import CELL_NAMES
+from ..vision.judge import A_CELL_OFF, PhotoScore, score_photo
+from ..vision.location import make_calibration
+from ..vision.reader import BoardReader, work_image
+from ..vision.reading.cells import ALL_CELLS, crops, model_maps, normalise, rectify_board
+from ..vision.reading.classify import CLASSES, DEFAULT_MODEL, OCCLUDED
+from ..vision.reading.hires import HiresReader
+from ..vision.reading.pips import count_all
 
 BENCH_SEED = 9001
 #: share of the wide set's boards pushed against the frame's edge, border cut off
@@ -135,7 +135,7 @@ def provenance() -> dict:
     machine, with its host name; command line; the paths measured)."""
     import platform
 
-    from ..bench.results import command_line, run_info
+    from .results import command_line, run_info
 
     info = run_info(command_line())
     info["machine"]["host"] = platform.node()

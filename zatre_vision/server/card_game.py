@@ -28,27 +28,27 @@ from dataclasses import replace
 
 from flask import Blueprint, abort, render_template
 
-from ..server import forms
-from ..server.actions import chosen_starter, ctx, done, may_replace_running, run
-from ..server.event_lines import event_line, render
-from ..server.i18n import current_language
-from ..server.messages import flagged_message
-from ..server.once import once
-from ..server.records import stored_result
-from ..server.security import require_pin
-from .record import (
+from ..cards.record import (
     is_card_record,
     parse_card_record,
     run_card_replay,
     score_card_as_recorded,
 )
-from .rules import (
+from ..cards.rules import (
     CARD_RULES,
     ZERO_RULE_SETTINGS,
     is_position_name,
     parse_position,
 )
-from .table import CARDS
+from ..cards.table import CARDS
+from . import forms
+from .actions import chosen_starter, ctx, done, may_replace_running, run
+from .event_lines import event_line, render
+from .i18n import current_language
+from .messages import flagged_message
+from .once import once
+from .records import stored_result
+from .security import require_pin
 
 bp = Blueprint("cards", __name__)
 

@@ -63,7 +63,7 @@ def target(out: str, kind: str, cols: int, rows: int, square_mm: float, dpi: int
     """Write a printable lens target (A4 portrait; the square size is printed on it)."""
     import cv2
 
-    from .target import TargetSpec, render_target
+    from ..calibrate.target import TargetSpec, render_target
 
     if Path(out).suffix.lower() not in (".png", ".tif", ".tiff"):
         raise InputError(f"{out}: write the target as .png (a lossless image)")
@@ -96,9 +96,9 @@ def target(out: str, kind: str, cols: int, rows: int, square_mm: float, dpi: int
 def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
          square_mm: float) -> None:
     """Lens intrinsics from 5+ photos of the printed target (optional step)."""
-    from ..vision.cli import load_image
-    from .lens import LensError, calibrate_lens
-    from .target import TargetSpec
+    from ..calibrate.lens import LensError, calibrate_lens
+    from ..calibrate.target import TargetSpec
+    from ..camera.image_file import load_image
 
     check_folder(out)
     photos = [(p, load_image(p)) for p in images]
@@ -133,11 +133,11 @@ def lens(images: tuple[str, ...], out: str, kind: str, cols: int, rows: int,
 def board(image: str | None, out: str | None, lens_file: str | None, markers: bool,
           camera_spec: str | None, preview: str | None, config_file: str | None) -> None:
     """Find the board automatically and write the calibration file and a preview."""
-    from ..vision.cli import load_image
+    from ..calibrate import files
+    from ..calibrate.board import RegistrationError, preview_jpeg, register_board
+    from ..calibrate.lens import LensError, lens_for_size, load_lens
+    from ..camera.image_file import load_image
     from ..vision.location import CalibrationError
-    from . import files
-    from .board import RegistrationError, preview_jpeg, register_board
-    from .lens import LensError, lens_for_size, load_lens
 
     if (image is None) == (camera_spec is None):
         raise InputError("give either IMAGE or --camera SOURCE")
@@ -207,9 +207,9 @@ def _grab(spec: str, config_file: str | None):
 def exposure(out: str | None, settle: float, unlock: bool, config_file: str | None,
              module: str) -> None:
     """Lock the Pi camera's exposure and white balance at their settled values."""
+    from ..calibrate import files
+    from ..calibrate.exposure import ExposureError, lock_exposure
     from ..vision.location import CalibrationError
-    from . import files
-    from .exposure import ExposureError, lock_exposure
 
     target, which = _calibration_out(out, config_file)
     try:
@@ -246,11 +246,12 @@ def tiles(images: tuple[str, ...], truth_file: str, out: str, model: str | None)
     """Learn this table's own tiles from photos whose contents are known."""
     import cv2
 
+    from ..calibrate.tiles import TruthError, calibrate_tiles, load_photo, parse_truth
+    from ..camera.image_file import load_image
     from ..errors import check_output_file
     from ..json_files import read_json_file
-    from ..vision.cli import _reader, load_image
     from ..vision.reading.tile_adapt import TilesError
-    from .tiles import TruthError, calibrate_tiles, load_photo, parse_truth
+    from .vision_cli import _reader
 
     check_output_file(out)
     for path in images:
