@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-pi lint bench clean translations models docs
+.PHONY: demo test test-pi lint bench clean translations models docs locks
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,9 +40,12 @@ test: $(VENV)/.installed-test
 
 # The tests that touch numpy, OpenCV and onnxruntime (vision, camera, tracking, the
 # server's camera paths, the Pi's calibration and camera watchdog) again under each Raspberry Pi OS release's
-# versions, in a venv per release made with the constraints file install.sh uses there:
-#   Bookworm: Python 3.11, numpy 1.24 (firmware_config/constraints/bookworm.txt), .venv-pi
-#   Trixie:   Python 3.13, numpy 2.2  (firmware_config/constraints/trixie.txt), .venv-pi-trixie
+# versions, in a venv per release made from the lock file install.sh installs there
+# (every package pinned, with hashes: `pip install --require-hashes -r`):
+#   Bookworm: Python 3.11, numpy 1.24 (firmware_config/locks/bookworm.txt), .venv-pi
+#   Trixie:   Python 3.13, numpy 2.2  (firmware_config/locks/trixie.txt), .venv-pi-trixie
+# then the project (--no-deps, as on the Pi) and the test extra on top, held to the
+# lock's versions; `pip check` must pass. tests/pi/test_locks.py checks each venv.
 # A subset, not the whole suite: the rest (rules, cards, store, browser) imports none of
 # the three and has run in `make test`. CI runs `make test-pi` after `make test`.
 # Each interpreter is looked for on PATH, then in pyenv's and the usual folders, and
@@ -51,7 +54,7 @@ test: $(VENV)/.installed-test
 # is skipped with a line that says so.
 PI_TESTS ?= tests/vision tests/camera tests/tracking tests/server/test_live_view.py \
 	tests/server/test_tile_learning.py tests/pi/test_calibrate.py \
-	tests/pi/test_calibration_page.py tests/pi/test_watchdog.py
+	tests/pi/test_calibration_page.py tests/pi/test_watchdog.py tests/pi/test_locks.py
 find_python = $(shell for p in $$(command -v python$(1) 2>/dev/null) \
 	$$(ls -d $$HOME/.pyenv/versions/$(1)*/bin/python$(1) /root/.pyenv/versions/$(1)*/bin/python$(1) \
 	/usr/local/bin/python$(1) /usr/bin/python$(1) 2>/dev/null); do \
@@ -62,16 +65,24 @@ PYTHON311 ?= $(call find_python,3.11)
 PYTHON313 ?= $(call find_python,3.13)
 PI_VENV := .venv-pi
 PI_TRIXIE_VENV := .venv-pi-trixie
-PI_CONSTRAINTS := firmware_config/constraints/bookworm.txt
-PI_TRIXIE_CONSTRAINTS := firmware_config/constraints/trixie.txt
+PI_LOCK := firmware_config/locks/bookworm.txt
+PI_TRIXIE_LOCK := firmware_config/locks/trixie.txt
 
-# pi_venv VENV PYTHON CONSTRAINTS
+# pi_venv VENV PYTHON LOCK: the lock with its hashes; the project without dependencies
+# or build isolation (setuptools is in the lock); the test extra (not hashed) held to
+# the lock's pins; VENV/zatre-lock names the lock for tests/pi/test_locks.py.
 define pi_venv
 	@test -n "$(2)" || { echo "make: no Python for $(1) found (set PYTHON3xx=/path)"; exit 1; }
 	rm -rf $(1)
 	$(2) -m venv $(1)
 	$(1)/bin/python -m pip install --quiet --upgrade pip
-	$(1)/bin/python -m pip install --quiet -c $(3) -e ".[test]"
+	$(1)/bin/python -m pip install --quiet --require-hashes -r $(3)
+	$(1)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	grep -Eo '^[a-z0-9._-]+==[^ ]+' $(3) > $(1)/lock-pins.txt
+	$(1)/bin/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]))' > $(1)/test-requirements.txt
+	$(1)/bin/python -m pip install --quiet -c $(1)/lock-pins.txt -r $(1)/test-requirements.txt
+	$(1)/bin/python -m pip check
+	echo $(3) > $(1)/zatre-lock
 	touch $(1)/.installed-test
 endef
 # pi_test VENV RELEASE
@@ -81,10 +92,10 @@ define pi_test
 	if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 endef
 
-$(PI_VENV)/.installed-test: pyproject.toml $(PI_CONSTRAINTS)
-	$(call pi_venv,$(PI_VENV),$(PYTHON311),$(PI_CONSTRAINTS))
-$(PI_TRIXIE_VENV)/.installed-test: pyproject.toml $(PI_TRIXIE_CONSTRAINTS)
-	$(call pi_venv,$(PI_TRIXIE_VENV),$(PYTHON313),$(PI_TRIXIE_CONSTRAINTS))
+$(PI_VENV)/.installed-test: pyproject.toml $(PI_LOCK)
+	$(call pi_venv,$(PI_VENV),$(PYTHON311),$(PI_LOCK))
+$(PI_TRIXIE_VENV)/.installed-test: pyproject.toml $(PI_TRIXIE_LOCK)
+	$(call pi_venv,$(PI_TRIXIE_VENV),$(PYTHON313),$(PI_TRIXIE_LOCK))
 
 .PHONY: test-pi-bookworm test-pi-trixie
 test-pi: test-pi-bookworm test-pi-trixie
@@ -101,6 +112,16 @@ pi-run-bookworm:
 	$(call pi_test,$(PI_VENV))
 pi-run-trixie:
 	$(call pi_test,$(PI_TRIXIE_VENV))
+
+# The Pi's lock files, firmware_config/locks/<release>.txt, written anew from
+# pyproject.toml and locks/<release>.in (firmware_config/locks/make_locks.py): needs the
+# registry and Python 3.11 and 3.13 (found as for test-pi). Keeps the locked versions
+# the inputs allow; `make locks LOCKS_ARGS=--upgrade` takes the newest.
+LOCKS_ARGS ?=
+locks: $(VENV)/.installed
+	$(BIN)/python firmware_config/locks/make_locks.py \
+	$(if $(PYTHON311),--python bookworm=$(PYTHON311)) \
+	$(if $(PYTHON313),--python trixie=$(PYTHON313)) $(LOCKS_ARGS)
 
 # The dashboard's catalogues (zatre_vision/server/translations): the words of the
 # templates and the server (messages) and of the page scripts (js) extracted anew,
@@ -206,4 +227,4 @@ $(R)/tracking-heldout-tiles-hurried.json: $(VENV)/.installed
 	$(BIN)/zatre bench tracking --ranges heldout-tiles --hurried --games 6
 
 clean:
-.PHONY: demo test test-pi lint bench clean translations models docs
+.PHONY: demo test test-pi lint bench clean translations models docs locks

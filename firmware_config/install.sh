@@ -7,23 +7,25 @@
 # Installs the OS packages (picamera2, venv, gpiozero, avahi), the system user
 # "zatre" (groups video, gpio), a copy of this checkout in /opt/zatre/src, a venv at
 # /opt/zatre/venv made with --system-site-packages (picamera2 and libcamera come from
-# the OS) with the project and a pinned onnxruntime, the settings in /etc/zatre, the
-# systemd unit, the avahi announcement, the camera fragment of config.txt and the
-# hardware watchdog; sets the host name (zatre, so phones open http://zatre.local);
-# enables and (re)starts the service. Idempotent: a second run changes nothing and
-# says so. Existing /etc/zatre/config.yaml and zatre.env are never overwritten.
+# the OS) with the project and every package it needs, pinned, the settings in
+# /etc/zatre, the systemd unit, the avahi announcement, the camera fragment of
+# config.txt and the hardware watchdog; sets the host name (zatre, so phones open
+# http://zatre.local); enables and (re)starts the service. Idempotent: a second run
+# changes nothing and says so. Existing /etc/zatre/config.yaml and zatre.env are never
+# overwritten.
 #
 # The release comes from /etc/os-release (VERSION_CODENAME) and the user space from
-# `dpkg --print-architecture`: Python packages are installed with
-# `pip -c firmware_config/constraints/<release>.txt` (trixie: numpy 2.2, bookworm: numpy
-# 1.24, each as the OS ships it, since the OS's picamera2 is built against it; the OpenCV
-# and the onnxruntime that work with it on a Pi 4); an import check then prints one
-# verdict. Another release, or a 32-bit (armhf) user space, is refused in one line before
-# anything changes.
+# `dpkg --print-architecture`: Python packages are installed from the release's lock file,
+# `pip install --require-hashes -r firmware_config/locks/<release>.txt` (every package
+# pinned, each wheel's sha256 checked; trixie: numpy 2.2, bookworm: numpy 1.24, each as the
+# OS ships it, since the OS's picamera2 is built against it; the OpenCV and the onnxruntime
+# that work with it on a Pi 4), then the project itself with --no-deps; an import check
+# then prints one verdict. Another release, or a 32-bit (armhf) user space, is refused in
+# one line before anything changes.
 # `zatre` is linked into /usr/local/bin.
 #
 # Update: git pull in this checkout, then run this script again (it copies the new code,
-# reinstalls the packages only when pyproject.toml or the constraints changed, and
+# reinstalls the packages only when pyproject.toml or the lock file changed, and
 # restarts the service). Back up first: sudo -u zatre zatre backup /var/lib/zatre/before-update.db
 #
 # Options:
@@ -55,11 +57,11 @@ HOTSPOT_PASSWORD=""
 UNINSTALL=0
 PURGE=0
 CHANGES=0
-# the releases with a constraints file (firmware_config/constraints/<codename>.txt)
+# the releases with a lock file (firmware_config/locks/<codename>.txt)
 RELEASES="trixie bookworm"
 FLASH="flash Raspberry Pi OS (64-bit) Trixie with Raspberry Pi Imager"
 
-usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -226,15 +228,16 @@ if [ "$UNINSTALL" = 0 ] && { [ "$SYSTEM" = 1 ] || [ -f "$OS_RELEASE" ]; }; then
         exit 1 ;;
     esac
 fi
-CONSTRAINTS_NAME=firmware_config/constraints/${CODENAME:-bookworm}.txt
-CONSTRAINTS="$SRC/$CONSTRAINTS_NAME"
-ONNXRUNTIME_PIN=$(grep -Eo '^onnxruntime==[0-9.]+' "$CONSTRAINTS" || echo onnxruntime)
-NUMPY_PIN=$(grep -Eo '^numpy[^ #]*' "$CONSTRAINTS" || echo numpy)
+LOCK_NAME=firmware_config/locks/${CODENAME:-bookworm}.txt
+LOCK="$SRC/$LOCK_NAME"
+ONNXRUNTIME_PIN=$(grep -Eo '^onnxruntime==[0-9.]+' "$LOCK" || echo onnxruntime)
+NUMPY_PIN=$(grep -Eo '^numpy==[0-9.]+' "$LOCK" || echo numpy)
+LOCK_COUNT=$(grep -Ec '^[a-z0-9._-]+==' "$LOCK" || true)
 if [ "$SYSTEM" = 1 ] && ! grep -qs "Raspberry Pi" /proc/device-tree/model; then
     say "warning: this does not look like a Raspberry Pi; going on"
 fi
 if [ -n "$CODENAME" ]; then
-    say "Raspberry Pi OS $CODENAME ($ARCH): versions from $CONSTRAINTS_NAME"
+    say "Raspberry Pi OS $CODENAME ($ARCH): versions from $LOCK_NAME"
 fi
 
 # -- uninstall ---------------------------------------------------------------------------------
@@ -378,12 +381,18 @@ if [ "$SYSTEM" = 1 ]; then
     fi
     # Reinstall only when the dependencies change (the code itself is an editable
     # install of /opt/zatre/src, so a copy of new code needs no pip run).
-    stamp="$(cat "$SRC/pyproject.toml" "$CONSTRAINTS" | sha256sum | cut -d' ' -f1)"
+    # Every dependency comes from the lock, each wheel checked against its sha256; a
+    # package the OS already has at the locked version (numpy, through
+    # --system-site-packages) is kept. The project is then installed on its own (a local
+    # folder has no hash to check): no dependencies, and no build isolation, so the
+    # setuptools that builds it is the lock's too.
+    stamp="$(cat "$SRC/pyproject.toml" "$LOCK" | sha256sum | cut -d' ' -f1)"
     if [ "$(cat /opt/zatre/.installed 2>/dev/null)" != "$stamp" ]; then
-        say "python packages (the project, with $CONSTRAINTS_NAME: $ONNXRUNTIME_PIN, $NUMPY_PIN)"
+        say "python packages ($LOCK_COUNT from $LOCK_NAME: $ONNXRUNTIME_PIN, $NUMPY_PIN; then the project)"
         run /opt/zatre/venv/bin/pip install --quiet --upgrade pip
-        run /opt/zatre/venv/bin/pip install --quiet -c "/opt/zatre/src/$CONSTRAINTS_NAME" \
-            -e "/opt/zatre/src[pi]"
+        run /opt/zatre/venv/bin/pip install --quiet --require-hashes -r "/opt/zatre/src/$LOCK_NAME"
+        run /opt/zatre/venv/bin/pip install --quiet --no-deps --no-build-isolation \
+            -e /opt/zatre/src
         write_file /opt/zatre/.installed "$stamp"
     fi
     # one line: do picamera2, OpenCV and onnxruntime import with these versions?

@@ -109,7 +109,7 @@ def check_camera(spec: str, size: tuple[int, int] = (1280, 960), timeout: float 
             why = " ".join(f"{exc.__class__.__name__}: {exc}".split())[:160]
             return Check(FAIL, "camera", f"picamera2 cannot be loaded ({why}): the venv's "
                          "numpy is not the OS's; reinstall with firmware_config/install.sh "
-                         "(it installs with firmware_config/constraints/<release>.txt)")
+                         "(it installs firmware_config/locks/<release>.txt)")
     if spec.isdigit() and not glob.glob(video_glob):
         return Check(FAIL, "camera", f"camera {spec}: no video device ({video_glob}) exists; "
                                      "is a USB camera plugged in?")
@@ -483,7 +483,7 @@ def check_libraries(camera_source: str, run=None) -> Check:
 def libraries_fix(line: str) -> str:
     """What to do about an import verdict that failed, in one sentence."""
     reinstall = ("run sudo ./firmware_config/install.sh again in the checkout: it installs "
-                 "the versions of firmware_config/constraints/<release>.txt and checks them")
+                 "the versions of firmware_config/locks/<release>.txt and checks them")
     if "SIGILL" in line:
         return ("a library is built for a newer CPU than this one (onnxruntime 1.21 and "
                 f"later on a Pi 4); {reinstall} (onnxruntime 1.20.1)")

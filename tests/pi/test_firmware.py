@@ -90,7 +90,7 @@ def test_dry_run_prints_the_commands_and_changes_nothing(tmp_path):
     assert "python3 -m venv --system-site-packages /opt/zatre/venv" in out or \
         Path("/opt/zatre/venv/bin/python").exists()
     assert "onnxruntime==1.20.1" in out or Path("/opt/zatre/.installed").exists()
-    assert "-c /opt/zatre/src/firmware_config/constraints/bookworm.txt" in out or \
+    assert "--require-hashes -r /opt/zatre/src/firmware_config/locks/bookworm.txt" in out or \
         Path("/opt/zatre/.installed").exists()
     assert "zatre_vision.import_check numpy cv2 onnxruntime picamera2" in out or \
         Path("/opt/zatre/.installed").exists()

@@ -1,8 +1,9 @@
 """install.sh on the Raspberry Pi OS releases of today (issue 52): Trixie (the Imager's
 default, Python 3.13, numpy 2) and Bookworm (Python 3.11, numpy 1.24) each get their own
-constraints file; another release, or a 32-bit (armhf) user space, is refused in one
-line before anything changes; a dry run lists every change a real run makes; uninstall
-leaves the root as it found it (host name, hotspot connection, config.txt).
+lock file (issue 63: every package pinned with its hashes); another release, or a 32-bit
+(armhf) user space, is refused in one line before anything changes; a dry run lists
+every change a real run makes; uninstall leaves the root as it found it (host name,
+hotspot connection, config.txt).
 
 The release comes from a fake root's ``etc/os-release`` and the architecture from a fake
 ``dpkg`` first on PATH: the two things the script asks the system about its release."""
@@ -65,9 +66,9 @@ def tree(root: Path) -> dict:
     return out
 
 
-@pytest.mark.parametrize("codename, python_numpy", [("trixie", "numpy>=2.2,<2.3"),
-                                                    ("bookworm", "numpy>=1.24,<1.25")])
-def test_the_release_picks_its_constraints_and_the_dry_run_lists_every_change(
+@pytest.mark.parametrize("codename, python_numpy", [("trixie", "numpy==2.2.4 \\"),
+                                                    ("bookworm", "numpy==1.24.2 \\")])
+def test_the_release_picks_its_lock_and_the_dry_run_lists_every_change(
         tmp_path, codename, python_numpy):
     root = fake_root(tmp_path, codename)
     env = fake_dpkg(tmp_path, "arm64")
@@ -75,7 +76,7 @@ def test_the_release_picks_its_constraints_and_the_dry_run_lists_every_change(
     dry = sh(INSTALL, "--dry-run", "--prefix", root, env=env)
     assert dry.returncode == 0, dry.stderr
     assert (f"Raspberry Pi OS {codename} (arm64): versions from "
-            f"firmware_config/constraints/{codename}.txt") in dry.stdout
+            f"firmware_config/locks/{codename}.txt") in dry.stdout
     assert tree(root) == before  # a dry run changes nothing
     real = sh(INSTALL, "--prefix", root, env=env)
     assert real.returncode == 0, real.stderr
@@ -92,23 +93,24 @@ def test_the_release_picks_its_constraints_and_the_dry_run_lists_every_change(
     assert "+   - 127.0.1.1\traspberrypi" in dry.stdout
     assert "+   + 127.0.1.1\tzatre" in dry.stdout
     assert (root / "etc/hostname").read_text() == "zatre\n"
-    # the constraints file numpy line: as that release's python3-numpy, which picamera2
-    # is built against
-    constraints = (FW / f"constraints/{codename}.txt").read_text().splitlines()
-    assert python_numpy in constraints
-    assert "onnxruntime==1.20.1" in constraints  # 1.21+ dies with SIGILL on a Pi 4
+    # the lock's numpy: that release's python3-numpy, which picamera2 is built against
+    lock = (FW / f"locks/{codename}.txt").read_text().splitlines()
+    assert python_numpy in lock
+    assert "onnxruntime==1.20.1 \\" in lock  # 1.21+ dies with SIGILL on a Pi 4
 
 
 @pytest.mark.parametrize("codename", ["trixie", "bookworm"])
-def test_the_whole_system_dry_run_names_the_release_constraints(tmp_path, codename):
+def test_the_whole_system_dry_run_names_the_release_lock(tmp_path, codename):
     """As on a Pi (apt, user, venv, pip, hostname, systemctl), nothing done."""
     root = fake_root(tmp_path, codename)
     env = {**fake_dpkg(tmp_path, "arm64"), "ZATRE_OS_RELEASE": str(root / "etc/os-release")}
     r = sh(INSTALL, "--dry-run", "--hostname", "zatre-test-host", env=env)
     assert r.returncode == 0, r.stderr
     if not Path("/opt/zatre/.installed").exists():  # a machine with no install of its own
-        assert (f"pip install --quiet -c /opt/zatre/src/firmware_config/constraints/"
-                f"{codename}.txt -e /opt/zatre/src[pi]") in r.stdout
+        assert (f"pip install --quiet --require-hashes -r /opt/zatre/src/firmware_config/"
+                f"locks/{codename}.txt") in r.stdout
+        assert "pip install --quiet --no-deps --no-build-isolation -e /opt/zatre/src" \
+            in r.stdout
     assert "hostnamectl set-hostname zatre-test-host" in r.stdout
 
 
