@@ -56,7 +56,8 @@ def test_another_seed_renders_another_set_and_leaves_the_card_alone(tmp_path, mo
                                      "--prints", "held-out", "--hires", "--size", "1920x1440",
                                      "--model", str(model), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert seen["held_out"] == ("held-out", ("amigo", "slate-green"), True, (1920, 1440))
+    assert seen["held_out"] == ("held-out", ("amigo", "slate-green", "oak", "night"), True,
+                                (1920, 1440))
     assert card.read_text() == "{}"
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..geometry import GridModel
+from ..geometry import GridModel, blur_reach, covering_window
 from .grid_fit import polish
 from .locate import ridge_pixels, ridge_response, to_grey
 
@@ -46,9 +46,9 @@ class Calibration:
     _pixels: dict = field(default_factory=dict, compare=False, repr=False)
 
     def line_pixels(self, width: int, height: int, du: float = 0.0, dv: float = 0.0
-                    ) -> tuple[int, np.ndarray]:
-        """The line score's sample points on a frame of this size (``ridge_pixels`` of
-        the grid moved by ``du``, ``dv`` cells): the offsets searched and the points."""
+                    ) -> LinePixels:
+        """The line score's sample points on a frame of this size (``line_pixels`` of
+        the grid moved by ``du``, ``dv`` cells), kept for the next frame."""
         key = (width, height, du, dv)
         if key not in self._pixels:
             model = self.model_for(width, height)
@@ -56,8 +56,7 @@ class Calibration:
                 model = shifted(model, du, dv)
             if len(self._pixels) >= 12:   # frames of another size came and went
                 self._pixels.clear()
-            ts, px = ridge_pixels(model, LINE_HALF)
-            self._pixels[key] = (len(ts), px)
+            self._pixels[key] = line_pixels(model)
         return self._pixels[key]
 
     def model_for(self, width: int, height: int) -> GridModel:
@@ -135,33 +134,72 @@ class Calibration:
         return cls(model, score, k_mat, dist, contrast)
 
 
-def _line_grey(image: np.ndarray) -> np.ndarray:
-    return cv2.GaussianBlur(to_grey(image), (0, 0), 0.7).astype(np.float32)
-
-
 #: how far (cells) each line sample looks for its ridge
 LINE_HALF = 0.06
+#: the grey frame is blurred this much (px) before the lines are sampled
+LINE_BLUR = 0.7
 
 
-def _noise(g: np.ndarray) -> float:
-    """The ridge strength a line sample must pass: a share of the frame's spread."""
-    return max(4.0, float(np.std(g)) * 0.08)
+@dataclass(frozen=True)
+class LineView:
+    """The blurred grey part of a frame the line samples read (float32), its top-left
+    pixel, and the ridge strength a sample must pass (``noise``: a share of the whole
+    frame's spread)."""
+
+    grey: np.ndarray
+    origin: tuple[int, int]
+    noise: float
+
+    def hits(self, pixels: LinePixels) -> float:
+        """The share of line samples (``line_pixels``) with a ridge."""
+        _, _, strength = ridge_response(self.grey, pixels.px, pixels.n, self.origin)
+        return float(np.mean(strength > self.noise))
 
 
-def _hits(g: np.ndarray, pixels: tuple[int, np.ndarray], noise: float) -> float:
-    n, px = pixels
-    _, _, strength = ridge_response(g, px, n)
-    return float(np.mean(strength > noise))
+def line_view(image: np.ndarray, pixels: list[LinePixels]) -> LineView:
+    """The view of ``image`` that the line samples ``pixels`` need: only the window
+    around them is blurred (``geometry.covering_window``: the samples get the values a
+    blur of the whole frame would give); the noise bar comes from the whole grey
+    frame's spread (one cheap pass)."""
+    grey = to_grey(image)
+    h, w = grey.shape[:2]
+    noise = max(4.0, float(cv2.meanStdDev(grey)[1][0, 0]) * 0.08)
+    seen = [p for p in pixels if p.lo is not None]
+    box = (None if not seen else
+           covering_window(np.min([p.lo for p in seen], axis=0),
+                           np.max([p.hi for p in seen], axis=0), w, h, blur_reach(LINE_BLUR)))
+    if box is None:  # every sample off the frame: an empty view (no ridge anywhere)
+        return LineView(np.zeros((1, 1), np.float32), (-10**6, -10**6), noise)
+    x0, y0, x1, y1 = box
+    g = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), LINE_BLUR).astype(np.float32)
+    return LineView(g, (x0, y0), noise)
 
 
-def _line_hits(g: np.ndarray, model: GridModel, noise: float | None = None) -> float:
+@dataclass(frozen=True)
+class LinePixels:
+    """``ridge_pixels`` of a grid: the offsets searched, the points (N, 3n, 2), and
+    their least and greatest finite x, y (None: none finite)."""
+
+    n: int
+    px: np.ndarray
+    lo: np.ndarray | None
+    hi: np.ndarray | None
+
+
+def line_pixels(model: GridModel) -> LinePixels:
+    """The line score's sample points of ``model`` (``ridge_pixels``) and their bounds."""
     ts, px = ridge_pixels(model, LINE_HALF)
-    return _hits(g, (len(ts), px), _noise(g) if noise is None else noise)
+    flat = px.reshape(-1, 2)
+    flat = flat[np.isfinite(flat).all(axis=1)]
+    if not len(flat):
+        return LinePixels(len(ts), px, None, None)
+    return LinePixels(len(ts), px, flat.min(axis=0), flat.max(axis=0))
 
 
 def line_score(image: np.ndarray, model: GridModel) -> float:
     """Fraction of grid-line samples with a bright ridge within 0.06 cell of the model."""
-    return _line_hits(_line_grey(image), model)
+    pixels = line_pixels(model)
+    return line_view(image, [pixels]).hits(pixels)
 
 
 def shifted(model: GridModel, du: float, dv: float) -> GridModel:
@@ -170,17 +208,19 @@ def shifted(model: GridModel, du: float, dv: float) -> GridModel:
     return GridModel(model.homography @ move, model.k, model.width, model.height)
 
 
-def _contrast(g: np.ndarray, model: GridModel, score: float) -> float:
-    off = max(_line_hits(g, shifted(model, 0.5, 0.0)), _line_hits(g, shifted(model, 0.0, 0.5)))
-    return score / max(off, 1e-3)
+def _score_and_contrast(image: np.ndarray, model: GridModel) -> tuple[float, float]:
+    on = line_pixels(model)
+    off = [line_pixels(shifted(model, 0.5, 0.0)), line_pixels(shifted(model, 0.0, 0.5))]
+    view = line_view(image, [on, *off])
+    score = view.hits(on)
+    return score, score / max(max(view.hits(o) for o in off), 1e-3)
 
 
 def line_contrast(image: np.ndarray, model: GridModel) -> float:
     """The line score over the score of lines half a cell off the model's: well above 1
     where the grid lines show; about 1 where the model's lines fall anywhere; below 1
     on a board so full of tiles that their faces and gaps outscore the lines."""
-    g = _line_grey(image)
-    return _contrast(g, model, _line_hits(g, model))
+    return _score_and_contrast(image, model)[1]
 
 
 #: The second test of ``board_moved``, used where the calibration's own lines stood out
@@ -204,9 +244,8 @@ def make_calibration(image: np.ndarray, model: GridModel) -> Calibration:
     lines, and its line score."""
     grey = to_grey(image)
     model = polish(grey, model) or model
-    g = _line_grey(grey)
-    score = _line_hits(g, model)
-    return Calibration(model, score, line_contrast=_contrast(g, model, score))
+    score, contrast = _score_and_contrast(grey, model)
+    return Calibration(model, score, line_contrast=contrast)
 
 
 def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5,
@@ -226,14 +265,14 @@ def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5,
     contrast of a board in place under the bar: ~4 ms a frame at 1280 x 960 saved).
     """
     h, w = frame.shape[:2]
-    g = _line_grey(frame)
-    noise = _noise(g)
-    score = _hits(g, calibration.line_pixels(w, h), noise)
+    on = calibration.line_pixels(w, h)
+    off = ([calibration.line_pixels(w, h, 0.5, 0.0), calibration.line_pixels(w, h, 0.0, 0.5)]
+           if contrast and calibration.line_contrast is not None
+           and calibration.line_contrast >= LINES_SHOWED else [])
+    view = line_view(frame, [on, *off])
+    score = view.hits(on)
     if score < ratio * calibration.line_score:
         return True
-    if (not contrast or calibration.line_contrast is None
-            or calibration.line_contrast < LINES_SHOWED):
+    if not off:
         return False
-    off = max(_hits(g, calibration.line_pixels(w, h, 0.5, 0.0), noise),
-              _hits(g, calibration.line_pixels(w, h, 0.0, 0.5), noise))
-    return score / max(off, 1e-3) < LINE_CONTRAST
+    return score / max(max(view.hits(o) for o in off), 1e-3) < LINE_CONTRAST

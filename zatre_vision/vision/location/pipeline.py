@@ -103,8 +103,8 @@ def propose(work: np.ndarray, grey: np.ndarray, locator: BoardLocator,
     (``moved_contrast`` adds ``board_moved``'s contrast test); then, with ``markers``,
     four ArUco markers; then ``locator``'s search."""
     h, w = work.shape[:2]
-    if calibration is not None and not board_moved(
-            work, calibration, contrast=moved_contrast):
+    if calibration is not None and not board_moved(   # grey: the check converts nothing
+            grey, calibration, contrast=moved_contrast):
         return Proposals([(calibration.model_for(w, h), calibration.line_score)],
                          "calibration")
     if markers:
