@@ -173,7 +173,7 @@ def test_the_german_dashboard(server, browser):
     page.wait_for_selector(".alert-illegal-turn")
     assert f"{far} hat keine Verbindung zu den ausliegenden Steinen" in page.inner_text(".alert-illegal-turn")
     # the live update may draw the alert before the reply to the submit brings its toast
-    page.wait_for_function("document.querySelector('#toast').textContent.length > 0")
+    page.wait_for_function("() => document.querySelector('#toast').textContent.length > 0")
     assert page.inner_text("#toast").startswith("Zug beanstandet: ")
     assert "Regelwidrig gelegt von" in page.inner_text(".alert-illegal-turn")
     shot = os.environ.get("ZATRE_SCREENSHOT_DIR")
