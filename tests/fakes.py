@@ -26,6 +26,7 @@ class FakeRead:
     uncertain: list = field(default_factory=list)
     occluded: list = field(default_factory=list)
     board_print: str | None = None
+    orientation_known: bool = True
 
 
 class ScriptedReader:

@@ -204,3 +204,17 @@ def test_a_flagged_turns_tile_lifted_is_seen_as_lifted_not_as_an_unreadable_read
     assert _feed(pipe, 8) == [False] * 8
     assert pipe.stats.unseen_committed_reads == 0
     assert rejected
+
+
+def test_the_table_is_told_when_the_board_is_found_but_not_which_way_round(tmp_path):
+    """A print with no mark turned about 45 degrees: found, every cell held back
+    (``orientation_known`` False); the state names the cause and what to do."""
+    table = Table(open_store(tmp_path), "t1")
+    service = CameraService(table, StillSource(0), lambda: None)
+    guess = FakeRead(True, doubtful_frame=True, orientation_known=False)
+    service.pipeline = LivePipeline(ScriptedReader([guess] * 3), NoSink())
+    assert _feed(service.pipeline, 3)[-1]
+    service._report(_frames(1)[0])
+    camera = table.state()["camera"]
+    assert camera["state"] == "unreadable"
+    assert "which way round" in camera["message"] and "calibrate" in camera["message"]

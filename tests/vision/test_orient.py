@@ -8,7 +8,15 @@ import pytest
 
 from zatre_vision.vision.geometry import GridModel, homography_from_corners
 from zatre_vision.vision.location.locate import relabelled, upright
-from zatre_vision.vision.location.orient import by_print, yellowness
+from zatre_vision.vision.location.orient import (
+    LABEL_POINTS,
+    _samples,
+    _yellowness_of,
+    by_print,
+    orientation,
+    rule_is_a_toss_up,
+    yellowness,
+)
 
 
 def _truth_model(truth: dict) -> GridModel:
@@ -111,3 +119,76 @@ def test_the_logo_does_not_overrule_a_clear_upright_board(photos):
     quarter_off = relabelled(true, 1)
     assert by_print(covered, quarter_off) is quarter_off
     assert by_print(covered, true) is true
+
+
+def _yellow_hand_in(img: np.ndarray, model: GridModel) -> np.ndarray:
+    """``img`` with a skin-coloured patch (yellow enough to pass for the label) over the
+    cut bottom-right corner of ``model``'s labelling."""
+    out = img.copy()
+    pts = model.to_image(np.array([[13.0, 12.5], [16.0, 12.5], [16.0, 16.0], [13.0, 16.0]]))
+    cv2.fillConvexPoly(out, pts.astype(np.int32), (90, 200, 240))  # under a warm lamp
+    return out
+
+
+def test_a_yellow_hand_in_a_cut_corner_is_not_the_label(photos):
+    """A hand in the wrong cut corner, the label hidden: as yellow as the label, but it
+    spreads past the label's bounds, so it turns no board; and a print with no label is
+    labelled by the upright rule whatever lies in its corners (held-out photo 100 was
+    read a quarter turn off by a hand, 48 cells silently wrong)."""
+    path, truth = photos["some"]
+    img, corners = _turned(cv2.imread(str(path)), np.array(truth["corners"]), 20.0)
+    h, w = img.shape[:2]
+    true = GridModel(homography_from_corners(corners), 0.0, w, h)
+    assert np.abs(upright(true).corners() - true.corners()).max() < 1e-6
+    handed = _yellow_hand_in(_label_covered(img, true), relabelled(true, 1))
+    hand_corner = relabelled(true, 1).to_image(LABEL_POINTS)
+    assert np.median(_yellowness_of(_samples(handed, hand_corner))) >= 0.4
+    assert yellowness(handed, true).max() < 0.4
+    for label in (True, False):
+        out = orientation(handed, relabelled(true, 1), label=label, logo=False)
+        assert out.by == "rule" and out.known
+        assert np.abs(out.model.corners() - true.corners()).max() < 1e-6
+
+
+@pytest.mark.parametrize("degrees, known", [(10.0, True), (40.0, True), (44.7, True),
+                                            (-44.7, False)])
+def test_a_board_with_no_mark_turned_about_45_degrees_is_a_guess(photos, degrees, known):
+    """With no label or logo to go by, only the rule labels the corners. The photo is
+    seen slanted: turned to 44.7 degrees its other edge runs at 49 (only one upright
+    within 45: known), turned to -44.7 its other edge runs at 40 (two upright within 45:
+    the rule cannot tell them apart)."""
+    path, truth = photos["some"]
+    corners = np.array(truth["corners"])
+    img, corners = _turned(cv2.imread(str(path)), corners,
+                           _top_edge_degrees(corners) - degrees)
+    h, w = img.shape[:2]
+    model = GridModel(homography_from_corners(corners), 0.0, w, h)
+    out = orientation(img, model, label=False, logo=False)
+    assert out.known is known
+    assert np.abs(out.model.corners() - upright(model).corners()).max() < 1e-6
+
+
+def test_two_edges_upright_within_45_degrees_is_a_toss_up():
+    """Seen slanted, two edges of one board can both run within 45 degrees of left to
+    right (38.7 degrees each here): the rule cannot tell which is the top one."""
+    kite = np.array([[0.0, 0.0], [100.0, 80.0], [0.0, 200.0], [-100.0, 80.0]]) + 300
+    model = GridModel(homography_from_corners(kite), 0.0, 640, 640)
+    assert rule_is_a_toss_up(model)
+    square = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]]) + 300
+    assert not rule_is_a_toss_up(GridModel(homography_from_corners(square), 0.0, 640, 640))
+
+
+def test_a_print_with_marks_none_seen_near_45_degrees_is_a_guess(photos):
+    """The label under an arm and the logo under a blank patch, turned to -44.7
+    degrees (two edges upright within 45): no mark decides and the rule is a toss-up."""
+    path, truth = photos["some"]
+    corners = np.array(truth["corners"])
+    img, corners = _turned(cv2.imread(str(path)), corners, _top_edge_degrees(corners) + 44.7)
+    h, w = img.shape[:2]
+    true = GridModel(homography_from_corners(corners), 0.0, w, h)
+    covered = _label_covered(img, true)
+    logo = true.to_image(np.array([[-1.0, -1.0], [4.0, -1.0], [4.0, 1.0], [-1.0, 1.0]]))
+    cv2.fillConvexPoly(covered, logo.astype(np.int32), (60, 70, 80))
+    out = orientation(covered, true, label=True, logo=True)
+    assert out.by == "toss-up" and not out.known
+    assert np.abs(out.model.corners() - upright(true).corners()).max() < 1e-6

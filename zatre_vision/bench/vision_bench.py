@@ -197,6 +197,28 @@ class PipCounterTally:
         return out
 
 
+def read_and_score(reader: BoardReader, jpeg: bytes, board: bool,
+                   labels: np.ndarray | None, hidden: np.ndarray | None,
+                   truth_corners, base_times: list[float], times: list[float],
+                   scores: list[PhotoScore] | None):
+    """One photo through the reader and the judge: its decoding timed for the baseline
+    (appended to ``base_times``), decoded, read (the read's time appended to ``times``)
+    and scored (appended to ``scores`` where given). Returns (image, read, score)."""
+    base_times.append(baseline_ms(jpeg))
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    res = reader.read(img)
+    times.append(res.elapsed_ms)
+    score = score_photo(
+        board=board, truth=labels, hidden=hidden, truth_corners=truth_corners,
+        found=res.board_found, corners=res.corners if res.board_found else None,
+        cell_px=res.model.cell_size_px() if res.board_found else 1.0,
+        cells=res.cells, uncertain=res.uncertain, names=CELL_NAMES,
+        read_ms=res.elapsed_ms, baseline_ms=base_times[-1])
+    if scores is not None:
+        scores.append(score)
+    return img, res, score
+
+
 def silent_figures(silent: list[int], visible: int) -> dict:
     """Silent errors: cells reported with a wrong value and neither uncertain nor
     occluded (a board not found reports nothing), per photo with a board."""
@@ -285,21 +307,12 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
                   disable=not progress):
         jpeg, truth = _cached_photo(photo_cache, i, lambda i=i: render_photo(
             renderer, cfg, seed, i, games))
-        base_times.append(baseline_ms(jpeg))
-        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-        res = reader.read(img)
-        times.append(res.elapsed_ms)
         labels = _truth_labels(truth) if truth["board_found"] else None
-        score = score_photo(
-            board=bool(truth["board_found"]), truth=labels,
+        img, res, score = read_and_score(
+            reader, jpeg, board=bool(truth["board_found"]), labels=labels,
             hidden=None if labels is None else labels == OCCLUDED,
-            truth_corners=truth.get("corners"), found=res.board_found,
-            corners=res.corners if res.board_found else None,
-            cell_px=res.model.cell_size_px() if res.board_found else 1.0,
-            cells=res.cells, uncertain=res.uncertain, names=CELL_NAMES,
-            read_ms=res.elapsed_ms, baseline_ms=base_times[-1])
-        if scores is not None:
-            scores.append(score)
+            truth_corners=truth.get("corners"), base_times=base_times, times=times,
+            scores=scores)
         if not truth["board_found"]:
             false_pos += int(res.board_found)
             continue
@@ -600,22 +613,13 @@ def run_folder_benchmark(folder: Path, model_path: Path = DEFAULT_MODEL,
     per_photo = []
     for path, truth in tqdm(items, desc="bench vision (folder)", unit="photo",
                             file=sys.stderr, disable=not progress):
-        jpeg = path.read_bytes()
-        base_times.append(baseline_ms(jpeg))
-        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-        res = reader.read(img)
-        times.append(res.elapsed_ms)
         labels = np.array([int(truth.get("cells", {}).get(n, 0)) for n in CELL_NAMES])
         visible += len(labels)
         name = str(path.relative_to(folder))
-        score = score_photo(board=True, truth=labels, truth_corners=truth.get("corners"),
-                            found=res.board_found,
-                            corners=res.corners if res.board_found else None,
-                            cell_px=res.model.cell_size_px() if res.board_found else 1.0,
-                            cells=res.cells, uncertain=res.uncertain, names=CELL_NAMES,
-                            read_ms=res.elapsed_ms, baseline_ms=base_times[-1])
-        if scores is not None:
-            scores.append(score)
+        img, res, score = read_and_score(
+            reader, path.read_bytes(), board=True, labels=labels, hidden=None,
+            truth_corners=truth.get("corners"), base_times=base_times, times=times,
+            scores=scores)
         if not res.board_found:
             silent.append(0)
             per_photo.append({"photo": name, "found": False})

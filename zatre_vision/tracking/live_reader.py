@@ -48,7 +48,9 @@ class LiveBoardReader:
             return self._read(image)
 
     def _read(self, image):
-        from ..vision.location import line_score, make_calibration
+        # a read whose orientation is a guess (``ReadResult.orientation_known``) is
+        # never kept as the calibration: every later frame would inherit the guess
+        from ..vision.location import line_scores, make_calibration
         from ..vision.reader import work_image
 
         current = self.reader.calibration
@@ -58,15 +60,18 @@ class LiveBoardReader:
             self.reader.calibration = None  # search afresh, then keep the better fit
             fresh = self.reader.read(image)
             self.reader.calibration = current
-            if fresh.board_found and fresh.model is not None:
+            if (fresh.board_found and fresh.model is not None
+                    and getattr(fresh, "orientation_known", True)):
                 work = work_image(image)[0]
                 h, w = work.shape[:2]
-                if line_score(work, fresh.model) > line_score(work, current.model_for(w, h)):
+                new, old = line_scores(work, [fresh.model, current.model_for(w, h)])
+                if new > old:
                     self.reader.calibration = make_calibration(work, fresh.model)
                     self.relocated += 1
                     return fresh
         result = self.reader.read(image)
-        if result.board_found and result.source.startswith("locate") and result.model is not None:
+        if (result.board_found and result.source.startswith("locate")
+                and result.model is not None and getattr(result, "orientation_known", True)):
             self.reader.calibration = make_calibration(work_image(image)[0], result.model)
             self.relocated += 1
             self._since = 0

@@ -141,6 +141,9 @@ class LivePipeline:
         self.doubtful_reads = 0
         #: the committed tiles the last read could not see (``_unseen_committed``)
         self.unseen_committed: tuple[str, ...] = ()
+        #: the last read found the board but not which way round it lies (a print with
+        #: no mark seen, turned about 45 degrees, no calibration)
+        self.orientation_unknown = False
         #: (time, cells unsure with no hand over them) of the reads of the last
         #: ``many_unsure_s`` seconds
         self._unsure_counts: deque[tuple[float, int]] = deque()
@@ -180,6 +183,7 @@ class LivePipeline:
         cells = {c: v for c, v in read.cells.items() if c not in held}
         self.unseen_committed = self._unseen_committed(cells, held)
         self.stats.unseen_committed_reads += bool(self.unseen_committed)
+        self.orientation_unknown = not getattr(read, "orientation_known", True)
         doubtful = bool(getattr(read, "doubtful_frame", False) or self.unseen_committed)
         self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
         self.stats.unreadable_reads += doubtful

@@ -298,6 +298,11 @@ class CameraService:
         state, message = "ok", ""
         if not visible:
             state, message = "no-board", "board not found: is it in view and lit?"
+        elif pipeline.unreadable and pipeline.orientation_unknown:
+            state, message = "unreadable", ("which way round the board lies cannot be "
+                                            "told (turned about 45 degrees, no logo or "
+                                            "label seen): turn it square to the camera, "
+                                            "or calibrate the camera")
         elif pipeline.unreadable and pipeline.unseen_committed:
             cells = ", ".join(pipeline.unseen_committed[:6])
             state, message = "unreadable", (f"tiles already played are not seen ({cells}): "

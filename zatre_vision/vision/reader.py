@@ -686,6 +686,9 @@ class BoardReader:
                                        or self.calibration.camera_matrix is None):
             probs = self.hires.reread(self.classifier, image, model, f, probs, cr)
         result = self.decide(cr, probs, blurred=blurred, clear=clear)        # decide
+        if not found.orientation_known:
+            result.orientation_known = False
+            result.held_back()     # maybe a quarter turn off: no cell is read
         self.refine(board, result, blurred=blurred, clear=clear)             # refine
         result.sharpness = sharp
         result.corners = [[round(float(x) / f, 2), round(float(y) / f, 2)]

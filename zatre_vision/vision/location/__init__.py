@@ -40,6 +40,7 @@ from .calibration import (
     board_moved,
     line_contrast,
     line_score,
+    line_scores,
     make_calibration,
 )
 from .fallbacks import ABOUT as FALLBACKS_ABOUT
@@ -71,7 +72,7 @@ __all__ = [
     "CalibrationError", "FallbacksError", "GridModel", "LocateFallbacks", "LocateResult",
     "Located", "PrintExpectation", "Proof", "ProofConfig", "ProofSetup", "Proposals",
     "ProvedOnce", "board_moved", "by_print", "closest_print", "decode", "expectations",
-    "print_colours_seen", "line_contrast", "line_score", "locate_board",
+    "print_colours_seen", "line_contrast", "line_score", "line_scores", "locate_board",
     "locate_with_markers", "make_calibration", "net_input", "pick", "propose", "prove",
     "prove_fit", "refine",
 ]

@@ -155,6 +155,11 @@ class LineView:
         _, _, strength = ridge_response(self.grey, pixels.px, pixels.n, self.origin)
         return float(np.mean(strength > self.noise))
 
+    def contrast(self, score: float, off: list[LinePixels]) -> float:
+        """``score`` (the ``hits`` of a grid's own lines) over the best ``hits`` of the
+        lines ``off`` it (half a cell away): well above 1 where the grid's lines show."""
+        return score / max(max(self.hits(o) for o in off), 1e-3)
+
 
 def line_view(image: np.ndarray, pixels: list[LinePixels]) -> LineView:
     """The view of ``image`` that the line samples ``pixels`` need: only the window
@@ -198,8 +203,15 @@ def line_pixels(model: GridModel) -> LinePixels:
 
 def line_score(image: np.ndarray, model: GridModel) -> float:
     """Fraction of grid-line samples with a bright ridge within 0.06 cell of the model."""
-    pixels = line_pixels(model)
-    return line_view(image, [pixels]).hits(pixels)
+    return line_scores(image, [model])[0]
+
+
+def line_scores(image: np.ndarray, models: list[GridModel]) -> list[float]:
+    """``line_score`` of each of ``models`` in one frame, from one view of it (the frame
+    converted to grey, measured and blurred once)."""
+    pixels = [line_pixels(m) for m in models]
+    view = line_view(image, pixels)
+    return [view.hits(p) for p in pixels]
 
 
 def shifted(model: GridModel, du: float, dv: float) -> GridModel:
@@ -213,7 +225,7 @@ def _score_and_contrast(image: np.ndarray, model: GridModel) -> tuple[float, flo
     off = [line_pixels(shifted(model, 0.5, 0.0)), line_pixels(shifted(model, 0.0, 0.5))]
     view = line_view(image, [on, *off])
     score = view.hits(on)
-    return score, score / max(max(view.hits(o) for o in off), 1e-3)
+    return score, view.contrast(score, off)
 
 
 def line_contrast(image: np.ndarray, model: GridModel) -> float:
@@ -275,4 +287,4 @@ def board_moved(frame: np.ndarray, calibration: Calibration, ratio: float = 0.5,
         return True
     if not off:
         return False
-    return score / max(max(view.hits(o) for o in off), 1e-3) < LINE_CONTRAST
+    return view.contrast(score, off) < LINE_CONTRAST

@@ -10,15 +10,24 @@ or the light makes everything yellow, the rule stands, except where the rule its
 a toss-up: a board turned about 45 degrees, whose two candidate top edges lie within
 ``AMBIGUOUS_DEG`` of each other. There the silver "ZATRE" logo in the top-left cut corner
 (bright, not yellow) decides between the two, when it clearly shows in one of them.
+
+Only a print that has a label (or a logo) can be turned by it: a yellow hand or lamp
+light in one cut corner of a print without one looks like the label. So once the proof
+has named the print, ``orientation`` looks only for the marks that print has; without
+any, the rule labels the corners. Where the rule is a toss-up and no mark decided, the
+corners are a guess (``Oriented.known`` False): the reader says so rather than read a
+board that may be a quarter turn off.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from ..geometry import GridModel
-from .locate import EDGE_POINTS, relabelled, top_edge_angles
+from .locate import EDGE_POINTS, relabelled, top_edge_angles, upright
 
 #: sample points inside the label, grid units (cells (14, 13) .. (14, 14) of the cut
 #: bottom-right corner)
@@ -29,6 +38,16 @@ LABEL_POINTS = np.stack([_U.ravel(), _V.ravel()], axis=1)
 MIN_YELLOW = 0.4
 #: and by this much more than in any other corner
 MIN_LEAD = 0.25
+#: sample points just beside the label, on the board (grid units: the cells left of it,
+#: column 13, and above it, row 12): the label is bounded there, a hand or a lamp's glow
+#: that looks as yellow is not
+_BU, _BV = np.meshgrid(np.array([13.5]), np.linspace(13.35, 14.85, 6))
+_AU, _AV = np.meshgrid(np.linspace(14.25, 14.85, 4), np.array([12.5]))
+BESIDE_LABEL_POINTS = np.concatenate([np.stack([_BU.ravel(), _BV.ravel()], axis=1),
+                                      np.stack([_AU.ravel(), _AV.ravel()], axis=1)])
+#: beside the label, no print's cells, tiles or border reach this yellowness (the bar
+#: under which cream tiles and marble stay, even under warm light)
+BESIDE_MAX_YELLOW = 0.3
 
 
 #: sample points on the logo (grid units: the top-left cut corner, cells (0, 0) .. (3, 0)
@@ -75,8 +94,9 @@ def logo_cover(image: np.ndarray, model: GridModel, turns: tuple[int, ...] = (0,
 
 def by_logo(image: np.ndarray, model: GridModel) -> GridModel:
     """``model`` (labelled by the rule, ``locate.upright``) relabelled to the other
-    candidate top edge when the two are within ``AMBIGUOUS_DEG`` and the logo clearly
-    shows top left only in that one (a BGR frame); otherwise ``model`` unchanged."""
+    candidate top edge when the two are within ``AMBIGUOUS_DEG`` (or both may be upright,
+    ``rule_is_a_toss_up``) and the logo clearly shows top left only in that one (a BGR
+    frame); otherwise ``model`` unchanged."""
     if image.ndim != 3:
         return model
     angles = top_edge_angles(model)
@@ -84,7 +104,7 @@ def by_logo(image: np.ndarray, model: GridModel) -> GridModel:
     if order[0] != 0:
         return model                  # not the rule's labelling: not a tie to break
     other = order[1]
-    if angles[other] - angles[0] >= AMBIGUOUS_DEG:
+    if angles[other] - angles[0] >= AMBIGUOUS_DEG and not rule_is_a_toss_up(model):
         return model
     cover = logo_cover(image, model, (0, other))
     if cover[other] - cover[0] < MIN_LOGO_LEAD:
@@ -93,7 +113,9 @@ def by_logo(image: np.ndarray, model: GridModel) -> GridModel:
 
 
 def yellowness(image: np.ndarray, model: GridModel) -> np.ndarray:
-    """Yellowness of the label area for each of the four labellings (quarter turns)."""
+    """Yellowness of the label area for each of the four labellings (quarter turns); 0
+    where the board just beside it is yellow too (the label is bounded; a yellow hand
+    or glow spreads past it)."""
     out = np.zeros(4)
     h, w = image.shape[:2]
     for s in range(4):
@@ -101,6 +123,9 @@ def yellowness(image: np.ndarray, model: GridModel) -> np.ndarray:
         inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
         if inside.mean() < 0.75:
             continue
+        beside = relabelled(model, s).to_image(BESIDE_LABEL_POINTS)
+        if np.median(_yellowness_of(_samples(image, beside))) >= BESIDE_MAX_YELLOW:
+            continue          # yellow beyond the label's bounds: a hand, not the label
         out[s] = float(np.median(_yellowness_of(_samples(image, px[inside]))))
     return out
 
@@ -108,12 +133,58 @@ def yellowness(image: np.ndarray, model: GridModel) -> np.ndarray:
 def by_print(image: np.ndarray, model: GridModel) -> GridModel:
     """``model`` relabelled so the yellow label is bottom right, when it is clearly seen
     (a BGR frame); otherwise, where the rule is a toss-up, by the logo (``by_logo``);
-    otherwise ``model`` unchanged."""
+    otherwise ``model`` unchanged. (The locator's labelling of its candidates, before
+    the print is known; once it is, ``orientation``.)"""
     if image.ndim != 3:
         return model
     y = yellowness(image, model)
     order = np.argsort(-y)
-    best, second = y[order[0]], y[order[1]]
-    if best < MIN_YELLOW or best - second < MIN_LEAD:
+    if y[order[0]] < MIN_YELLOW or y[order[0]] - y[order[1]] < MIN_LEAD:
         return by_logo(image, model)
     return relabelled(model, int(order[0]))
+
+
+class Oriented(NamedTuple):
+    """The corners' labelling and what decided it: "label" or "logo" (the print's
+    marks), "rule" (the top edge nearest the top of the image, ``locate.upright``) or
+    "toss-up" (the rule, where two edges are about as near: a guess)."""
+    model: GridModel
+    by: str
+
+    @property
+    def known(self) -> bool:
+        return self.by != "toss-up"
+
+
+#: the contract's rule: the board is upright within this many degrees (its top edge runs
+#: within it of left to right); the renderer's truth keeps to it too
+UPRIGHT_DEG = 45.0
+#: a fit's corners lie a tenth of a cell or so from the true ones, which turns a 15-cell
+#: edge by about half a degree: an edge within twice that of the bar may be on either side
+FIT_SLACK_DEG = 1.0
+
+
+def rule_is_a_toss_up(model: GridModel) -> bool:
+    """Two labellings may both be upright within ``UPRIGHT_DEG`` (a board turned about 45
+    degrees, or one seen so slanted that two of its edges run within 45 degrees of left
+    to right): the upright rule cannot say which is the board's top edge."""
+    angles = np.sort(top_edge_angles(model))
+    return bool(angles[1] < UPRIGHT_DEG + FIT_SLACK_DEG)
+
+
+def orientation(image: np.ndarray, model: GridModel, label: bool, logo: bool) -> Oriented:
+    """``model`` labelled by the marks a print has (``label``: the yellow label bottom
+    right; ``logo``: the logo top left, where the rule is a toss-up), seen in ``image``
+    (a BGR frame); where no mark decides, by the rule (``locate.upright``). A labelling
+    no mark decided, where the rule is a toss-up, is ``known`` False."""
+    if image.ndim == 3 and label:
+        y = yellowness(image, model)
+        order = np.argsort(-y)
+        if y[order[0]] >= MIN_YELLOW and y[order[0]] - y[order[1]] >= MIN_LEAD:
+            return Oriented(relabelled(model, int(order[0])), "label")
+    ruled = upright(model)
+    if image.ndim == 3 and logo:
+        turned = by_logo(image, ruled)
+        if turned is not ruled:
+            return Oriented(turned, "logo")
+    return Oriented(ruled, "toss-up" if rule_is_a_toss_up(ruled) else "rule")

@@ -10,9 +10,11 @@
    confidently its cells read, most first;
 3. **prove** each in that order against the board prints (``print_proof.prove``):
    the outline, the x2 and start cells, and the border against the shifts of one cell;
-   a fit one cell off is moved onto the grid it proves, its corners labelled again by
-   the print (``orient.by_print``) and read again; the print is named by its colours
-   (``print_colours.closest``);
+   a fit one cell off is moved onto the grid it proves; the print is named by its
+   colours (``print_colours.closest``), and the corners labelled by the marks that
+   print has (``orient.orientation``: a print with no label or logo by the upright
+   rule, and where that rule is a toss-up the labelling is a guess:
+   ``Board.orientation_known``); a grid so changed is read again;
 4. **pick** the first that proves itself, or say "no board" (with the last proof that
    failed, for the reason).
 
@@ -33,7 +35,7 @@ from ..geometry import GridModel
 from .calibration import Calibration, board_moved
 from .find_board import BoardLocator
 from .markers import locate_with_markers
-from .orient import by_print
+from .orient import orientation
 from .print_colours import closest as closest_print
 from .print_proof import PrintExpectation, Proof, ProofConfig, prove
 
@@ -87,6 +89,9 @@ class Board(Generic[R]):
     source: str
     proposals: Proposals
     board_print: str | None = None
+    #: False: the corners' labelling is a guess (a print with no mark seen, turned
+    #: about 45 degrees); the reader then reads no cell
+    orientation_known: bool = True
 
     @property
     def found(self) -> bool:
@@ -127,22 +132,42 @@ def refine(proposals: Proposals, read: Callable[[GridModel], R]
 
 # -- 3. prove ----------------------------------------------------------------------------
 def prove_fit(work: np.ndarray, grey: np.ndarray, model: GridModel, reading: R,
-              setup: ProofSetup, read: Callable[[GridModel], R]
-              ) -> tuple[GridModel, R, Proof]:
-    """``model`` proved against the prints; where the proof moved it whole cells, the
-    moved grid labelled again by the print and read again. The proof names the print
-    by its colours among those it could not tell apart."""
+              setup: ProofSetup, read: Callable[[GridModel], R], searched: bool = True
+              ) -> tuple[GridModel, R, Proof, bool]:
+    """``model`` proved against the prints; the print named by its colours among those
+    the proof could not tell apart; the corners labelled by the marks that print has
+    (``orient.orientation``: a print with no label or logo by the upright rule) and read
+    again where that, or a move of whole cells, changed the grid. The last item: the
+    labelling is known (False: the rule was a toss-up and no mark decided). A fit not
+    ``searched`` for (a saved calibration, the markers) keeps its labelling unless the
+    proof moved it."""
     proof = prove(grey, model, setup.config, setup.expectations)
     if not proof.proved:
-        return model, reading, proof
-    if proof.moved != (0, 0):
-        model = by_print(work, proof.model)
-        reading = read(model)
-    named = closest_print(work, model, [setup.profiles[n] for n in proof.prints
+        return model, reading, proof, True
+    moved = proof.model if proof.moved != (0, 0) else model
+    named = closest_print(work, moved, [setup.profiles[n] for n in proof.prints
                                         if n in setup.profiles])
     if named is not None:
         proof = replace(proof, board_print=named)
-    return model, reading, proof
+    if not searched:
+        label = logo = True
+        if moved is model:
+            return model, reading, proof, True
+    else:
+        label, logo = print_marks(setup.profiles.get(proof.board_print))
+    oriented = orientation(work, moved, label, logo)
+    if oriented.model is not model:
+        model = oriented.model
+        reading = read(model)
+    return model, reading, proof, oriented.known or not searched
+
+
+def print_marks(profile) -> tuple[bool, bool]:
+    """(label, logo): the marks a print's profile says it has; both for a print the
+    proof could not name (the orientation then looks for either, as before the proof)."""
+    if profile is None:
+        return True, True
+    return profile.label is not None, profile.logo is not None
 
 
 # -- 4. pick -----------------------------------------------------------------------------
@@ -163,14 +188,16 @@ def pick(work: np.ndarray, grey: np.ndarray, fits: Sequence[tuple[GridModel, flo
             remembered = (proved_once.board_print if proved_once is not None
                           and source == "calibration" else None)
             return Board(model, score, reading, None, source, proposals, remembered)
-        model, reading, proof = prove_fit(work, grey, model, reading, setup, read)
+        model, reading, proof, known = prove_fit(work, grey, model, reading, setup, read,
+                                                 searched=source.startswith("locate"))
         if not proof.proved:
             failed = proof
             continue
         if source == "calibration" and proved_once is not None:
             proved_once.calibration = calibration
             proved_once.board_print = proof.board_print
-        return Board(model, score, reading, proof, source, proposals, proof.board_print)
+        return Board(model, score, reading, proof, source, proposals, proof.board_print,
+                     known)
     return Board(None, 0.0, None, failed, source, proposals)
 
 

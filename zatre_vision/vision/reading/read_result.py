@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..geometry import GridModel, reading_key
+from ..geometry import CELL_NAMES, GridModel, reading_key
 from ..location import Proof
 
 
@@ -53,6 +53,16 @@ class ReadResult:
     #: the print the grid proved itself against, named by its colours
     #: (``calibration/prints/``; None: no board, or not checked)
     board_print: str | None = None
+    #: False: the board was found but which way round it lies is a guess (a print with
+    #: no label or logo seen, turned about 45 degrees, no calibration): the frame is
+    #: doubtful, every cell uncertain
+    orientation_known: bool = True
+
+    def held_back(self) -> None:
+        """No cell reported: every one of them uncertain, the frame doubtful."""
+        self.cells = {}
+        self.uncertain = sorted(CELL_NAMES, key=reading_key)
+        self.doubtful_frame = True
 
     def to_json(self) -> dict:
         d: dict = {"board_found": self.board_found}
