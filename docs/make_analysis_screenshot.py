@@ -14,6 +14,7 @@ from playwright.sync_api import sync_playwright
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 from zatre_vision.simulate import Simulation
 from zatre_vision.store import open_store
 from zatre_vision.table import Table
@@ -35,7 +36,7 @@ def main() -> None:
         table.commit_turn(t.result.placed, t.hand, source="manual", player=t.seat)
     table.finish({"Anna": 0, "Bernd": 0, "Clara": 0})
     app = create_app(settings, table, store)
-    app.extensions["zatre_analysis"].run_one(table.match_id)
+    context(app).analysis.run_one(table.match_id)
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
     threading.Thread(target=server.run, daemon=True).start()
     base = f"http://127.0.0.1:{server.effective_port}"

@@ -2,6 +2,7 @@ import pytest
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 from zatre_vision.table import Table
 
 from ..databases import databases_fixture
@@ -37,7 +38,8 @@ def table(store):
 def app(settings, table, store):
     app = create_app(settings, table, store)
     app.config["TESTING"] = True
-    return app
+    yield app
+    context(app).stop()
 
 
 @pytest.fixture
@@ -51,7 +53,7 @@ def operator(app):
     c = app.test_client()
     with c.session_transaction() as sess:
         sess["csrf"] = "test-token"
-        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+        sess["auth"] = context(app).pins.fingerprint()
 
     def post_json(url, body=None, **kw):
         return c.post(url, json=body or {}, headers={"X-CSRF-Token": "test-token"}, **kw)

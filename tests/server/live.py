@@ -9,6 +9,7 @@ import threading
 import time
 import urllib.request
 
+from zatre_vision.server.context import context
 from zatre_vision.server.stream_hub import StreamHub, make_server
 
 
@@ -28,7 +29,7 @@ class LiveServer:
                                   headers_timeout_s=headers_timeout_s,
                                   request_timeout_s=request_timeout_s)
         self.policy = self.server.zatre_policy
-        app.extensions["zatre"].streams = self.hub
+        context(app).streams = self.hub
         self.port = int(self.server.effective_port)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()

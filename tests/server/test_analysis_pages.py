@@ -1,6 +1,7 @@
 """The stored background analysis and its page (server/analysis_jobs.py, analysis_pages.py)."""
 
 from zatre_vision.server.analysis_jobs import AnalysisRunner
+from zatre_vision.server.context import context
 from zatre_vision.simulate import Simulation
 from zatre_vision.store.analyses import AnalysisStore
 
@@ -19,7 +20,7 @@ def play_simulated(table, turns=12, seed=3):
 
 
 def runner(app) -> AnalysisRunner:
-    return app.extensions["zatre_analysis"]
+    return context(app).analysis
 
 
 def test_finishing_a_match_analyses_it_in_the_background(app, client, operator, table):

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 
 from .conftest import PIN
 
@@ -103,7 +104,7 @@ def test_signed_in_without_csrf_token_is_refused(app, playing):
     c = app.test_client()
     with c.session_transaction() as sess:
         sess["csrf"] = "tok"
-        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+        sess["auth"] = context(app).pins.fingerprint()
     resp = c.post("/table/undo", json={})
     assert resp.status_code == 400 and "security token" in resp.get_json()["error"]
     resp = c.post("/table/undo", json={}, headers={"X-CSRF-Token": "other"})
@@ -128,7 +129,7 @@ def test_login_form_flow(client, playing):
 
 def test_wrong_pins_are_rate_limited(app, client, playing):
     now = [1000.0]
-    app.extensions["zatre"].pins.clock = lambda: now[0]
+    context(app).pins.clock = lambda: now[0]
     for _ in range(3):
         assert client.post("/table/undo", headers={"X-Table-PIN": "0000"}).status_code == 401
     locked = client.post("/table/undo", headers={"X-Table-PIN": PIN})
@@ -219,7 +220,7 @@ def test_corrections_recompute_the_sheets(operator, playing):
     assert "G7" not in r.get_json()["state"]["board"]
     r = operator.post_json("/table/cell", {"cell": "I8", "value": 1})  # a tile the camera missed
     assert r.get_json()["state"]["board"]["I8"] == 1
-    events = operator.application.extensions["zatre"].store.events(1)
+    events = context(operator.application).store.events(1)
     assert [e["kind"] for e in events].count("correction") == 3
 
 
@@ -278,7 +279,7 @@ def test_first_setup_chooses_the_pin(databases):
     assert 'name="new_pin"' in page
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
     assert c.post("/login", data={"pin": "1234", "csrf_token": token}).status_code == 409
-    code = app.extensions["zatre"].pins.setup_code()
+    code = context(app).pins.setup_code()
     bad = c.post("/setup", data={"csrf_token": token, "new_pin": "12", "players[]": ["A", "B"],
                                  "setup_code": code})
     assert bad.status_code == 400
@@ -286,7 +287,7 @@ def test_first_setup_chooses_the_pin(databases):
                                 "players[]": ["Ann", "Ben", ""], "starter": "Ben",
                                 "camera": "none"})
     assert ok.status_code == 302
-    assert app.extensions["zatre"].table.state()["players"] == ["Ann", "Ben"]
+    assert context(app).table.state()["players"] == ["Ann", "Ben"]
     assert c.post("/table/undo", headers={"X-Table-PIN": "975310"}).status_code == 409
     assert store.get_setting("pin_hash:t") != "975310"  # stored hashed
 
@@ -380,7 +381,7 @@ def test_end_turn_says_when_the_camera_cannot_read_the_board(settings, playing, 
     c = app.test_client()
     with c.session_transaction() as sess:
         sess["csrf"] = "t"
-        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+        sess["auth"] = context(app).pins.fingerprint()
     playing.set_camera_status({"state": state, "message": ""})
     r = c.post("/table/end-turn", json={}, headers={"X-CSRF-Token": "t"})
     assert r.status_code == 200

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from zatre_vision.server.context import context
 from zatre_vision.table import MatchError, Table
 from zatre_vision.variants import score_record
 
@@ -205,7 +206,7 @@ def test_card_routes_need_the_pin_and_the_csrf_token(app, client, cards, url):
     signed = app.test_client()
     with signed.session_transaction() as sess:
         sess["csrf"] = "tok"
-        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+        sess["auth"] = context(app).pins.fingerprint()
     assert signed.post(url, json={}).status_code == 400  # no CSRF token
     assert signed.post(url, json={}, headers={"X-CSRF-Token": "other"}).status_code == 400
     assert client.post(url, json={}, headers={"X-Table-PIN": "0000"}).status_code == 401

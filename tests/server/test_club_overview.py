@@ -4,6 +4,7 @@ PostgreSQL (the club server's case)."""
 
 from zatre_vision.server import create_app
 from zatre_vision.server.club import dashboard_url, register_dashboard
+from zatre_vision.server.context import context
 from zatre_vision.table import Table
 
 FIRST = {"H8": 6, "H7": 5, "G7": 5}
@@ -17,7 +18,7 @@ def test_two_tables_on_one_database_show_on_one_page(databases, settings):
     a.commit_turn(FIRST)
     b.new_match(["Cleo", "Dora", "Eve"], "Eve")
     club = create_app(settings, Table(store_club, "club-overview"), store_club)
-    club.extensions["zatre"].club = True
+    context(club).club = True
     c = club.test_client()
     assert c.get("/").headers["Location"].endswith("/club")
     tables = {t["table"]: t for t in c.get("/api/club").get_json()["tables"]}
@@ -53,7 +54,7 @@ def test_the_club_server_is_an_overview_not_a_table(databases, settings):
     c = app.test_client()
     with c.session_transaction() as sess:
         sess["csrf"] = "t"
-        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+        sess["auth"] = context(app).pins.fingerprint()
     for path in ("/", "/setup", "/sheet", "/calibration"):
         assert c.get(path).headers["Location"].endswith("/club"), path
     page = c.get("/club").get_data(as_text=True)

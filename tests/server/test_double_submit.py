@@ -6,6 +6,7 @@ CSRF token: JSON from the table page, form fields from Setup and Tournaments).""
 import pytest
 
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 
 from .conftest import PIN
 
@@ -105,7 +106,7 @@ def _signed_in(app):
     c = app.test_client()
     with c.session_transaction() as sess:
         sess["csrf"] = "tok"
-        sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+        sess["auth"] = context(app).pins.fingerprint()
     return c
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 from zatre_vision.table import Table
 
 from .conftest import PIN
@@ -141,11 +142,11 @@ def test_first_setup_keeps_no_pin_when_the_form_is_refused(databases):
     c = app.test_client()
     page = c.get("/setup").data.decode()
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
-    code = app.extensions["zatre"].pins.setup_code()
+    code = context(app).pins.setup_code()
     bad = c.post("/setup", data={"csrf_token": token, "new_pin": "1357", "players[]": ["Ann"],
                                  "setup_code": code})
     assert bad.status_code == 400
-    assert not app.extensions["zatre"].pins.is_set
+    assert not context(app).pins.is_set
     ok = c.post("/setup", data={"csrf_token": token, "new_pin": "246813", "setup_code": code,
                                 "players[]": ["Ann", "Ben"], "camera": "none"})
     assert ok.status_code == 302

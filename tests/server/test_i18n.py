@@ -12,6 +12,7 @@ import pytest
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from zatre_vision.server.context import context
 from zatre_vision.server.i18n import TRANSLATIONS, localize, page_words
 from zatre_vision.server.message_templates import TEMPLATES
 
@@ -41,7 +42,7 @@ def test_the_switch_keeps_a_choice_that_beats_accept_language(client):
 
 
 def test_the_table_setting_comes_before_the_browser(app, client):
-    app.extensions["zatre"].config.server.language = "de"
+    context(app).config.server.language = "de"
     assert "Steine im Sack" in client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
 
 

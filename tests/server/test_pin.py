@@ -13,6 +13,7 @@ import pytest
 from zatre_vision.config import load_settings
 from zatre_vision.doctor import check_pin
 from zatre_vision.server import create_app, security
+from zatre_vision.server.context import context
 from zatre_vision.server.security import PinGuard, PinLocked, delay_after, say_wait
 from zatre_vision.table import Table
 
@@ -49,14 +50,14 @@ def test_the_first_pin_needs_the_setup_code(new_table):
     c = app.test_client()
     assert 'name="setup_code"' in c.get("/setup").data.decode()
     token = _token(c)
-    guard = app.extensions["zatre"].pins
+    guard = context(app).pins
     code = guard.setup_code()
     assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", code) and guard.setup_code() == code
     for given in (None, "", "AAAA-AAAA"):
         body = {**SETUP, "csrf_token": token} | ({"setup_code": given} if given is not None else {})
         r = c.post("/setup", data=body, headers={"Accept": "application/json"})
         assert r.status_code == 403 and "setup code" in r.get_json()["error"]
-        assert not guard.is_set and app.extensions["zatre"].table.match is None
+        assert not guard.is_set and context(app).table.match is None
     guard.clock = lambda: time.time() + 10 ** 6   # the three wrong codes made it wait
     short = c.post("/setup", data={**SETUP, "new_pin": "97531", "csrf_token": token,
                                    "setup_code": code}, headers={"Accept": "application/json"})
@@ -124,7 +125,7 @@ def test_guessing_a_four_digit_pin_from_one_address_takes_months():
 
 def test_a_lockout_says_how_long_and_counts_down_on_the_form(app, playing):
     clock = Clock()
-    app.extensions["zatre"].pins.clock = clock
+    context(app).pins.clock = clock
     c = app.test_client()
     token = _token(c, "/login")
     for expected in (401, 401, 401):

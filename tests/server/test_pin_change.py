@@ -5,6 +5,7 @@ import pytest
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 from zatre_vision.table import Table
 
 JSON = {"Accept": "application/json"}
@@ -17,7 +18,7 @@ def hashed_app(databases):
     settings = load_settings(None, {"server": {"data_dir": str(databases.tmp_path / "data")}})
     table = Table(store, "table-1")
     app = create_app(settings, table, store)
-    app.extensions["zatre"].pins.set_pin("975310")
+    context(app).pins.set_pin("975310")
     table.new_match(["Ann", "Ben"], "Ann", source="manual")
     yield app
     table.close()

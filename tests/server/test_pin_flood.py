@@ -9,6 +9,7 @@ import pytest
 
 from zatre_vision.server import security
 from zatre_vision.server.console_codes import CODE_TTL_S, new_console_code, use_console_code
+from zatre_vision.server.context import context
 from zatre_vision.server.security import (
     PinBusy,
     PinGuard,
@@ -145,7 +146,7 @@ def _csrf(c):
 def test_through_a_flood_the_operator_is_never_locked_out(app, playing):
     """The dashboard's routes: a phone that signed in before the flood keeps its session
     and signs in again; a new phone signs in with the console's code."""
-    guard = app.extensions["zatre"].pins
+    guard = context(app).pins
     guard.clock = clock = Clock()
     phone = app.test_client()
     assert _login(phone, PIN, "192.168.4.20").status_code == 200
@@ -163,7 +164,7 @@ def test_through_a_flood_the_operator_is_never_locked_out(app, playing):
     new_phone = app.test_client()
     refused = _login(new_phone, PIN, "192.168.4.21")
     assert refused.status_code == 429 and "zatre pin grant" in refused.get_json()["error"]
-    code = new_console_code(app.extensions["zatre"].store, "table-1", clock)
+    code = new_console_code(context(app).store, "table-1", clock)
     assert _login(new_phone, code, "192.168.4.21").status_code == 200
     r = new_phone.post("/table/undo", headers={"X-CSRF-Token": _csrf(new_phone), "Accept": "application/json"},
                        environ_base={"REMOTE_ADDR": "192.168.4.21"})

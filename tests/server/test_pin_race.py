@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from zatre_vision.server import security
+from zatre_vision.server.context import context
 from zatre_vision.server.security import PinBusy, PinGuard, PinLocked
 
 from .conftest import PIN
@@ -111,8 +112,8 @@ def test_parallel_guesses_over_http_are_counted_before_they_are_checked(app, pla
     codes = _burst(header_guess)
     assert codes.count(401) <= ALLOWED and codes.count(429) == GUESSES - codes.count(401)
 
-    app.extensions["zatre"].pins._failures.clear()
-    app.extensions["zatre"].store.forget_pin_failures("table-1", ["127.0.0.1"])
+    context(app).pins._failures.clear()
+    context(app).store.forget_pin_failures("table-1", ["127.0.0.1"])
 
     def login_guess(i):
         c = app.test_client()

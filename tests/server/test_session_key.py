@@ -12,6 +12,7 @@ from flask.sessions import SecureCookieSessionInterface
 
 from zatre_vision.config import load_settings
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 from zatre_vision.store import open_store
 from zatre_vision.store.backup import backup, restore
 from zatre_vision.store.session_key import key_path
@@ -52,7 +53,7 @@ def _turn(c):
 def test_a_cookie_forged_from_a_copied_database_is_refused(tmp_path):
     data = tmp_path / "data"
     app, store, table = _served(data)
-    app.extensions["zatre"].pins.set_pin(NEW_PIN)
+    context(app).pins.set_pin(NEW_PIN)
     table.new_match(["Ann", "Ben"], "Ann", source="manual")
     operator = _signed_in(app)
     copy = tmp_path / "leaked.db"
@@ -84,7 +85,7 @@ def test_a_cookie_forged_from_a_copied_database_is_refused(tmp_path):
 
     # the control: the same forgery with the key from the file is taken
     c = app.test_client()
-    c.set_cookie("session", _cookie(real, {"auth": app.extensions["zatre"].pins.fingerprint(),
+    c.set_cookie("session", _cookie(real, {"auth": context(app).pins.fingerprint(),
                                            "csrf": "t"}))
     assert _turn(c) == 200 and table.state()["turns_played"] == 1
     assert _turn(operator) in (200, 409)     # the real operator still signed in
@@ -94,7 +95,7 @@ def test_a_cookie_forged_from_a_copied_database_is_refused(tmp_path):
 def test_a_pin_change_rotates_the_key_and_ends_every_session(tmp_path):
     data = tmp_path / "data"
     app, store, table = _served(data)
-    pins = app.extensions["zatre"].pins
+    pins = context(app).pins
     pins.set_pin(NEW_PIN)
     table.new_match(["Ann", "Ben"], "Ann", source="manual")
     before = app.secret_key
@@ -123,7 +124,7 @@ def test_the_key_outlives_a_restart_but_not_a_new_configured_pin(tmp_path):
 def test_a_restore_rotates_the_key(tmp_path):
     data = tmp_path / "data"
     app, store, table = _served(data)
-    app.extensions["zatre"].pins.set_pin(NEW_PIN)
+    context(app).pins.set_pin(NEW_PIN)
     before = app.secret_key
     store.close()
     saved = tmp_path / "saved.db"
@@ -131,7 +132,7 @@ def test_a_restore_rotates_the_key(tmp_path):
     restore(saved, data / "zatre.db")
     assert not key_path(data, "table-1").exists()
     app, store, table = _served(data)
-    pins = app.extensions["zatre"].pins
+    pins = context(app).pins
     assert app.secret_key != before and not pins.is_set   # a backup holds no PIN
     assert pins.setup_code() is not None                  # the console chooses a new one
     store.close()
@@ -142,11 +143,11 @@ def test_a_longer_passphrase_is_a_pin_too(tmp_path):
     c = app.test_client()
     page = c.get("/setup").data.decode()
     token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
-    code = app.extensions["zatre"].pins.setup_code()
+    code = context(app).pins.setup_code()
     phrase = "correct horse battery staple"
     r = c.post("/setup", data={"new_pin": phrase, "players[]": ["Ann", "Ben"],
                                "camera": "none", "csrf_token": token, "setup_code": code})
-    assert r.status_code == 302 and app.extensions["zatre"].pins.is_set
+    assert r.status_code == 302 and context(app).pins.is_set
     assert _turn(_signed_in(app, phrase)) == 200
     r = app.test_client().post("/table/turn", json={"placed": {}},
                                headers={"X-Table-PIN": phrase})

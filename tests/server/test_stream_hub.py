@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from zatre_vision.server.context import context
+
 from .conftest import PIN
 from .live import LiveServer, StreamReader, wait_for
 
@@ -92,7 +94,7 @@ def test_idle_and_half_open_connections_are_closed(live):
 
 
 def test_without_a_hub_the_view_streams_itself_within_its_cap(app, client):
-    slots = app.extensions["zatre"].stream_slots
+    slots = context(app).stream_slots
     slots.per_address = 1
     first = client.get("/events", buffered=False)
     assert first.status_code == 200

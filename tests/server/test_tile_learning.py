@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from zatre_vision.bench.adapt_bench import calibration_photo
+from zatre_vision.server.context import context
 from zatre_vision.synth.config import SynthConfig
 
 SIZE = (960, 720)
@@ -54,7 +55,7 @@ def test_a_photo_is_read_kept_and_learnt_from(operator, client, app, calib_jpeg,
     assert bad.status_code == 409 and "Z99" in bad.get_json()["error"]
     res = operator.post_json("/calibration/tiles/learn", {"truth": {"1": {"cells": layout}}})
     assert res.status_code == 200
-    app.extensions["zatre-tiles"].wait(120)
+    context(app).tiles.wait(120)
     state = client.get("/api/calibration/tiles").get_json()
     assert state["job"]["state"] == "done", state["job"]
     report = state["job"]["report"]
@@ -81,18 +82,18 @@ def test_a_corrected_cell_keeps_the_frame_and_feeds_a_refit(operator, client, ap
     assert refused.status_code == 409 and "no corrections" in refused.get_json()["error"]
     # a camera frame (the layout photo): its corrected cells are kept with their values
     frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    app.extensions["zatre"].camera = SimpleNamespace(
+    context(app).camera = SimpleNamespace(
         runner=SimpleNamespace(last_frame=SimpleNamespace(image=frame)), source="none")
     cells = list(layout)[:8]
     for c in cells:  # corrections of cells the match holds or not: the value is the truth
         operator.post_json("/table/cell", {"cell": c, "value": layout[c]})
-    kept = TileCorrections(app.extensions["zatre"].store).since("2000")
+    kept = TileCorrections(context(app).store).since("2000")
     assert [(r["cell"], r["value"]) for r in kept][-len(cells):] == [(c, layout[c]) for c in cells]
     assert kept[0]["frame"][:2] == b"\xff\xd8"  # a JPEG of the frame
     assert client.get("/api/calibration/tiles").get_json()["corrections"] == len(kept)
     res = operator.post_json("/calibration/tiles/learn-corrections")
     assert res.status_code == 200, res.get_json()
-    app.extensions["zatre-tiles"].wait(120)
+    context(app).tiles.wait(120)
     job = client.get("/api/calibration/tiles").get_json()["job"]
     assert job["state"] == "done", job
     assert job["report"]["photos"] == 1 and job["report"]["tiles"] == len(kept)

@@ -11,6 +11,7 @@ from zatre_vision.camera.base import Frame, make_lores
 from zatre_vision.config import load_settings
 from zatre_vision.gpio import signal_for
 from zatre_vision.server import create_app
+from zatre_vision.server.context import context
 from zatre_vision.store import open_store
 from zatre_vision.table import Table
 from zatre_vision.tracking.service import CameraService
@@ -109,7 +110,7 @@ def _client(app, signed_in=True):
     with c.session_transaction() as sess:
         sess["csrf"] = "t"
         if signed_in:
-            sess["auth"] = app.extensions["zatre"].pins.fingerprint()
+            sess["auth"] = context(app).pins.fingerprint()
     return c
 
 

@@ -2,13 +2,13 @@
 
 Blueprints: ``pages`` (HTML), ``api`` (JSON for club tools, contracts.md), ``stream``
 (server-sent events) and ``admin`` (POST actions behind the PIN and a CSRF token).
-No module-level app and no globals: everything a view needs hangs off
-``app.extensions["zatre"]`` (a :class:`ZatreContext`).
+No module-level app and no globals: everything a view needs is the app's
+:class:`~.context.ServerContext`, made here once and reached through
+:func:`~.context.context`; its services (analysis jobs, tile learning, live viewers)
+are started here and stopped by the server's shutdown path.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -19,30 +19,12 @@ from ..store import Store, StoreError
 from ..store.session_key import SessionKey
 from ..table import Table
 from .camera import CameraControl
+from .context import KEY, ServerContext, StreamSlots
 from .forms import MAX_ID
-from .once import WriteLog
 from .paths import web_dir
 from .replies import one_line, wants_json
 from .security import PinGuard, csrf_token, signed_in
-from .stream import StreamSlots
 from .stream_hub import StreamHub
-
-
-@dataclass
-class ZatreContext:
-    config: Settings
-    table: Table
-    store: Store
-    pins: PinGuard
-    camera: CameraControl | None
-    #: the stream hub serving GET /events apart from the request threads (zatre serve)
-    streams: StreamHub | None = None
-    #: the streams the Flask view serves itself when there is no hub
-    stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(4, 16))
-    #: the writes applied lately, so that a repeat changes nothing (see once)
-    writes: WriteLog = field(default_factory=WriteLog)
-    #: ``zatre serve --club``: the club overview is the home page; no table of its own
-    club: bool = False
 
 
 def _error_reply(code: int, name: str, message: str, choice: dict | None = None):
@@ -70,7 +52,8 @@ class RecordId(IntegerConverter):
 
 
 def create_app(config: Settings, table: Table, store: Store,
-               camera: CameraControl | None = None, club: bool = False) -> Flask:
+               camera: CameraControl | None = None, club: bool = False,
+               streams: StreamHub | None = None) -> Flask:
     overview_only = club  # the name ``club`` is the blueprint's module below
     web = web_dir()
     app = Flask(__name__, template_folder=str(web / "templates"),
@@ -99,8 +82,14 @@ def create_app(config: Settings, table: Table, store: Store,
     from . import i18n
 
     i18n.init_app(app)
-    app.extensions["zatre"] = ZatreContext(
+    # the dashboard calls tile learning, which reads boards, through this service
+    from ..services.tile_learning import TileLearningService
+    from .analysis_jobs import AnalysisRunner
+
+    app.extensions[KEY] = ctx = ServerContext(
         config, table, store, pins, camera,
+        analysis=AnalysisRunner(store, table), tiles=TileLearningService(),
+        streams=streams, club=overview_only,
         stream_slots=StreamSlots(config.server.streams_per_address,
                                  min(config.server.streams_total, config.server.threads // 2)))
 
@@ -133,18 +122,11 @@ def create_app(config: Settings, table: Table, store: Store,
     app.register_blueprint(language.bp)
     app.register_blueprint(club.bp)
     app.register_blueprint(evenings.bp)
-    app.extensions["zatre"].club = overview_only
-    # the dashboard calls tile learning, which reads boards, through this service
-    from ..services.tile_learning import TileLearningService
-
-    app.extensions["zatre-tiles"] = TileLearningService()
     club.attach_overview_only(app)
     club.remember_reached_at(app, config.server.port)
-    analysis_pages.attach(app, table, store)
 
     @app.context_processor
     def _globals():
-        ctx = app.extensions["zatre"]
         return {"csrf_token": csrf_token, "signed_in": signed_in(),
                 "pin_set": ctx.pins.is_set, "table_name": table.name, "club_mode": ctx.club,
                 "revision": table.revision, "boot": table.boot}
@@ -187,4 +169,5 @@ def create_app(config: Settings, table: Table, store: Store,
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
         return resp
 
+    ctx.start()
     return app

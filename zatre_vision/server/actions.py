@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import random
 
-from flask import abort, current_app, flash, g, jsonify, redirect, request, url_for
+from flask import abort, flash, g, jsonify, redirect, request, url_for
 
 from ..match import MatchError
 from . import forms, messages
+from .context import context
 from .i18n import localize
 from .messages import ChoiceConflict
 from .replies import wants_json
 
-
-def ctx():
-    return current_app.extensions["zatre"]
+#: the app's ServerContext (context.py), as the action modules call it
+ctx = context
 
 
 def done(message: str, target: str | None = None, **extra):

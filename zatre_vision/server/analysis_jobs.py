@@ -7,7 +7,8 @@ since); ``request`` queues it whatever is stored (the operator's "Analyse again"
 worker thread runs the queue and ends when it is empty; it writes its progress (turns
 done of all) to the store as it goes. ``notice_table`` is called after every request
 to the dashboard: when the table's match has just finished (or was corrected after),
-its analysis starts.
+its analysis starts. The app's runner is a service of its ``ServerContext``
+(``context.py``): ``stop`` (the server shutting down) takes no more jobs.
 """
 
 from __future__ import annotations
@@ -55,6 +56,24 @@ class AnalysisRunner:
         self._idle = threading.Event()
         self._idle.set()
         self._seen: tuple | None = None
+        self._stopped = False
+
+    # -- the service's lifecycle (ServerContext.start and stop) --------------------------
+    def start(self) -> None:
+        """Take jobs (a new runner does; again after ``stop``)."""
+        with self._lock:
+            self._stopped = False
+
+    def stop(self, timeout: float | None = 0.0) -> None:
+        """Take no more jobs and drop the queued ones; the running one ends as it would
+        (its thread is a daemon), waited for up to ``timeout`` seconds (None: until it
+        ends)."""
+        with self._lock:
+            self._stopped = True
+            self._queue.clear()
+            worker = self._worker
+        if worker is not None and (timeout is None or timeout > 0):
+            worker.join(timeout)
 
     # -- asking -------------------------------------------------------------------------
     def status(self, match_id: int) -> dict | None:
@@ -115,7 +134,7 @@ class AnalysisRunner:
     # -- running ------------------------------------------------------------------------
     def _enqueue(self, match_id: int, key: str, turns: int) -> bool:
         with self._lock:
-            if match_id in self._queue:
+            if self._stopped or match_id in self._queue:
                 return False
             self.analyses.set_status(match_id, key, "queued", total=turns)
             self._queue.append(match_id)

@@ -1,7 +1,7 @@
 """The analysis page of a finished match and its JSON (see ``analysis_jobs``).
 
-``attach(app, table, store)`` gives the app its :class:`AnalysisRunner` (in
-``app.extensions["zatre_analysis"]``) and starts the table's analysis after any request
+The app's :class:`AnalysisRunner` is a service of its ``ServerContext`` (``context.py``,
+made by the app factory); this blueprint starts the table's analysis after any request
 that finished (or corrected) its match.
 """
 
@@ -13,29 +13,23 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 
 from ..store import StoreError
 from .analysis_jobs import AnalysisRunner
+from .context import context
 from .records import match_summary, replay_steps
 from .security import require_pin
 
 bp = Blueprint("analysis", __name__)
 
 
-def attach(app, table, store) -> AnalysisRunner:
-    runner = AnalysisRunner(store, table)
-    app.extensions["zatre_analysis"] = runner
-    return runner
-
-
 def runner() -> AnalysisRunner:
-    return current_app.extensions["zatre_analysis"]
+    return context().analysis
 
 
 @bp.after_app_request
 def _notice(response):
     # a finished match (or one corrected after) starts its analysis in the background
-    found = current_app.extensions.get("zatre_analysis")
-    if found is not None and response.status_code < 400:
+    if response.status_code < 400:
         try:
-            found.notice_table()
+            context().analysis.notice_table()
         except StoreError as exc:  # the request itself went well: its answer stands
             current_app.logger.warning("analysis not queued: %s", exc)
     return response
@@ -70,7 +64,7 @@ def page(match_id: int):
     from .pages import board_cells
 
     status = _status(match_id)
-    row = current_app.extensions["zatre"].store.get_match(match_id)
+    row = context().store.get_match(match_id)
     result = status["result"] if status["status"] == "done" else None
     turns = page_turns(row["record"], row["finished"], result) if result else []
     return render_template("analysis.html", page="history", match=match_summary(row),

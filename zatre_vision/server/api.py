@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, request
+from flask import Blueprint, abort, jsonify, request
 
 from . import forms
+from .context import context
 from .records import match_document, match_summary
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -19,13 +20,13 @@ def page_arg() -> int:
 
 @bp.get("/state")
 def state():
-    return jsonify(current_app.extensions["zatre"].table.state())
+    return jsonify(context().table.state())
 
 
 @bp.get("/matches")
 def matches():
     page = page_arg()
-    rows, total = current_app.extensions["zatre"].store.list_matches(page, PER_PAGE)
+    rows, total = context().store.list_matches(page, PER_PAGE)
     return jsonify({"page": page, "per_page": PER_PAGE, "total": total,
                     "pages": max(1, -(-total // PER_PAGE)),
                     "matches": [match_summary(r) for r in rows]})
@@ -33,7 +34,7 @@ def matches():
 
 @bp.get("/matches/<int:match_id>")
 def match(match_id: int):
-    row = current_app.extensions["zatre"].store.get_match(match_id)
+    row = context().store.get_match(match_id)
     if row is None:
         abort(404, f"no match {match_id}")
     return jsonify(match_document(row))

@@ -15,16 +15,17 @@ import json
 import os
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, current_app, render_template
+from flask import Blueprint, Response, abort, render_template
 
 from ..config import calibration_path
+from .context import context
 from .security import require_pin
 
 bp = Blueprint("calibration", __name__)
 
 
-def ctx():
-    return current_app.extensions["zatre"]
+#: the app's ServerContext (context.py)
+ctx = context
 
 
 def paths() -> dict[str, Path]:

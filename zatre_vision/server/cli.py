@@ -181,6 +181,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     from ..tracking.sources import model_available
     from . import create_app
     from .camera import CameraControl
+    from .context import context
     from .stream_hub import StreamHub, make_server, raise_open_files_limit
     from .table_lock import TableBusy, TableLock
 
@@ -215,9 +216,9 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
     camera = CameraControl(table, settings.camera.demo_interval_s, settings.camera.demo_seed,
                            pipelines=_camera_pipeline(settings),
                            demo_through_pipeline=model_available())
-    app = create_app(settings, table, store, None if club else camera, club=club)
     hub = StreamHub(table, keepalive_s=srv.keepalive_s, per_address=srv.streams_per_address,
                     total=srv.streams_total)
+    app = create_app(settings, table, store, None if club else camera, club=club, streams=hub)
     raise_open_files_limit(srv.max_connections + 64)
     try:
         server = make_server(app, hub, host=srv.host, port=srv.port, threads=srv.threads,
@@ -227,7 +228,6 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
                              reserved_connections=srv.reserved_connections,
                              headers_timeout_s=srv.headers_timeout_s,
                              request_timeout_s=srv.request_timeout_s)
-        app.extensions["zatre"].streams = hub
     except OSError as exc:
         _give_back(lease)
         store.close()
@@ -282,7 +282,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
         signal.signal(signal.SIGINT, shutdown)
         # the club overview plays no match, so it has no Setup and no setup code: its
         # PIN (for tournaments and annulling) comes from --pin or server.pin
-        code = None if club else app.extensions["zatre"].pins.setup_code()
+        code = None if club else context(app).pins.setup_code()
         if code:  # as Jupyter prints its token: whoever can read this log may set the PIN
             click.echo(f"zatre: table {srv.table!r} has no PIN yet: its first setup needs the "
                        f"setup code {code} (`zatre doctor` shows it too)", err=True)
@@ -305,6 +305,7 @@ def run_server(settings, ready: threading.Event | None = None, club: bool = Fals
             feeder.stop()
         if hardware is not None:
             hardware.close()
+        context(app).stop()  # its services: the live viewers, tile learning, analysis
         if restarts is not None:
             restarts.stop()
         camera.stop()

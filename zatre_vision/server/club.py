@@ -12,12 +12,13 @@ from __future__ import annotations
 import ipaddress
 import socket
 
-from flask import Blueprint, Flask, abort, current_app, jsonify, redirect, render_template, request
+from flask import Blueprint, Flask, abort, jsonify, redirect, render_template, request
 
 from ..match import Match, MatchError
 from ..rules.record import RecordError
 from ..store import StoreError
 from ..store.leases import TableLeases
+from .context import context
 
 bp = Blueprint("club", __name__)
 
@@ -42,7 +43,7 @@ def attach_overview_only(app: Flask) -> None:
 
     @app.before_request
     def _overview_only():
-        if not current_app.extensions["zatre"].club:
+        if not context().club:
             return None
         path = request.path
         if request.method in ("GET", "HEAD"):
@@ -99,7 +100,7 @@ def remember_reached_at(app: Flask, port: int) -> None:
 
     @app.before_request
     def _reached_at():
-        zatre = current_app.extensions["zatre"]
+        zatre = context()
         url = reached_at(request.host, port)
         if url is None or url == last["url"] or zatre.club:
             return None
@@ -156,7 +157,7 @@ def overview_data(store) -> list[dict]:
 def overview():
     from .pages import _json, board_cells
 
-    store = current_app.extensions["zatre"].store
+    store = context().store
     tables = overview_data(store)
     return render_template("club.html", page="club", tables=tables,
                            tables_json=_json(tables), cells_json=_json(board_cells()),
@@ -165,4 +166,4 @@ def overview():
 
 @bp.get("/api/club")
 def api_overview():
-    return jsonify({"tables": overview_data(current_app.extensions["zatre"].store)})
+    return jsonify({"tables": overview_data(context().store)})

@@ -6,19 +6,16 @@ and kept until the match changes."""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify
+from flask import Blueprint, abort, jsonify
 
 from ..rules.analysis import analyse_record, coach_line
 from ..rules.record import RecordError, parse_record
 from . import forms
+from .context import context
 from .i18n import localize
 from .security import require_pin
 
 bp = Blueprint("coach", __name__)
-
-
-def _ctx():
-    return current_app.extensions["zatre"]
 
 
 def _key(table) -> str:
@@ -51,14 +48,10 @@ def coach_state(table, store, cache: dict) -> dict:
     return {**out, "line": cache["line"], "turn": cache["turn"]}
 
 
-def _cache() -> dict:
-    return current_app.extensions.setdefault("zatre_coach", {})
-
-
 @bp.get("/api/coach")
 def state():
-    c = _ctx()
-    return jsonify(coach_state(c.table, c.store, _cache()))
+    c = context()
+    return jsonify(coach_state(c.table, c.store, context().coach))
 
 
 @bp.post("/table/coach")
@@ -68,7 +61,7 @@ def switch():
     on = data.get("on")
     if not isinstance(on, bool):
         abort(400, "give \"on\": true or false")
-    c = _ctx()
+    c = context()
     c.store.set_setting(_key(c.table), "on" if on else "off")
     return jsonify({"ok": True, "message": localize("Coach on." if on else "Coach off."),
-                    "coach": coach_state(c.table, c.store, _cache())})
+                    "coach": coach_state(c.table, c.store, context().coach)})

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from babel.numbers import format_decimal
 from babel.support import Translations
-from flask import Flask, current_app, request
+from flask import Flask, request
 from flask_babel import Babel, get_locale, gettext
 
+from .context import context
 from .message_templates import TEMPLATES
 
 LANGUAGES = ("en", "de")
@@ -38,8 +39,7 @@ def select_language() -> str:
     chosen = request.cookies.get(COOKIE)
     if chosen in LANGUAGES:
         return chosen
-    ctx = current_app.extensions.get("zatre")
-    table_default = ctx.config.server.language if ctx is not None else "auto"
+    table_default = context().config.server.language
     if table_default in LANGUAGES:
         return table_default
     return request.accept_languages.best_match(LANGUAGES) or "en"

@@ -22,10 +22,11 @@ import threading
 import time
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, current_app, jsonify
+from flask import Blueprint, Response, abort, jsonify
+
+from .context import MAX_VIEWERS, context
 
 STREAM_FPS = 2.0
-MAX_VIEWERS = 2
 STREAM_MAX_S = 600.0
 VIEW_SIDE = 960
 BOUNDARY = "zatre-frame"
@@ -33,26 +34,9 @@ BOUNDARY = "zatre-frame"
 bp = Blueprint("live_view", __name__)
 
 
-class Viewers:
-    """At most ``limit`` streams at once."""
-
-    def __init__(self, limit: int = MAX_VIEWERS):
-        self._sem = threading.BoundedSemaphore(limit)
-
-    def take(self) -> bool:
-        return self._sem.acquire(blocking=False)
-
-    def give(self) -> None:
-        self._sem.release()
-
-
-def _viewers() -> Viewers:
-    return current_app.extensions.setdefault("zatre_live_viewers", Viewers())
-
-
 def _newest_frame(camera=None):
     if camera is None:
-        camera = current_app.extensions["zatre"].camera
+        camera = context().camera
     runner = getattr(camera, "runner", None)
     return getattr(runner, "last_frame", None), runner
 
@@ -72,7 +56,7 @@ def _grid_model(width: int, height: int, settings=None):
     from ..calibrate import files
     from ..config import calibration_path
 
-    path = calibration_path(settings or current_app.extensions["zatre"].config)
+    path = calibration_path(settings or context().config)
     try:
         cal = files.load_board(path) if Path(path).is_file() else None
         return cal.model_for(width, height) if cal is not None else None
@@ -126,17 +110,18 @@ def stream():
     frame, _ = _newest_frame()
     if frame is None:
         _no_frame()
-    viewers = _viewers()
+    viewers = context().viewers
     if not viewers.take():
         abort(503, f"the live view already has {MAX_VIEWERS} viewers; close one first")
-    camera, settings = current_app.extensions["zatre"].camera, current_app.extensions["zatre"].config
+    camera, settings = context().camera, context().config
 
     def frames():
         sent_index, model_size, model = None, None, None
         end = time.monotonic() + STREAM_MAX_S
         while time.monotonic() < end:
             newest, runner = _newest_frame(camera)
-            if runner is None:  # the camera stopped (a switch, or the server shutting down)
+            # the camera stopped (a switch), or the server is shutting down
+            if runner is None or viewers.stopped:
                 break
             if newest is not None and newest.index != sent_index:
                 h, w = newest.image.shape[:2]

@@ -15,36 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import wraps
 
-from flask import abort, current_app, flash, g, jsonify, redirect, request, url_for
+from flask import abort, flash, g, jsonify, redirect, request, url_for
 
 from . import forms
+from .context import context
 
 #: fields of a form that say nothing about what it changes
 NOT_CONTENT = frozenset({"csrf_token", "revision", "boot", "next"})
 BOOT_CHARS = 32
-
-
-class WriteLog:
-    """The last ``size`` writes applied: (route, revision, fields) -> their message."""
-
-    def __init__(self, size: int = 64):
-        self.size = size
-        self.lock = threading.RLock()  # held over check and apply: no two at once
-        self._done: OrderedDict[tuple, str] = OrderedDict()
-
-    def get(self, key: tuple) -> str | None:
-        return self._done.get(key)
-
-    def put(self, key: tuple, message: str) -> None:
-        self._done[key] = message
-        self._done.move_to_end(key)
-        while len(self._done) > self.size:
-            self._done.popitem(last=False)
 
 
 def content_key(data: dict) -> str:
@@ -62,7 +43,7 @@ def made_from(data: dict) -> int | None:
     revision = forms.whole_number(raw, 0, forms.MAX_ID,
                                   "revision must be the state's revision (a whole number)")
     boot = data.get("boot")
-    table = current_app.extensions["zatre"].table
+    table = context().table
     if boot not in (None, "") and (not isinstance(boot, str) or len(boot) > BOOT_CHARS
                                    or boot != table.boot):
         abort(409, "the table's server restarted since this page was loaded: reload the "
@@ -76,7 +57,7 @@ def already_recorded(message: str):
 
     if wants_json():
         return jsonify({"ok": True, "already": True, "message": text,
-                        "state": current_app.extensions["zatre"].table.state()})
+                        "state": context().table.state()})
     flash(text)
     return redirect(forms.local_path(request.form.get("next"), "") or url_for("pages.table"))
 
@@ -86,7 +67,7 @@ def run_once(data: dict, call: Callable, *, strict: bool = True):
     revision = made_from(data)
     if revision is None:
         return call()
-    ctx = current_app.extensions["zatre"]
+    ctx = context()
     key = (request.path, revision, content_key(data))
     with ctx.writes.lock:
         if (message := ctx.writes.get(key)) is not None:

@@ -10,7 +10,6 @@ from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
     redirect,
     render_template,
     request,
@@ -22,6 +21,7 @@ from ..rules.record import RecordError
 from . import card_game as cards
 from . import forms
 from .api import PER_PAGE, page_arg
+from .context import context
 from .i18n import current_language
 from .records import (
     counts_for_rankings,
@@ -48,8 +48,8 @@ def _unreplayable(exc: RecordError):
                            message=f"this match's record cannot be replayed: {exc}"), 422
 
 
-def ctx():
-    return current_app.extensions["zatre"]
+#: the app's ServerContext (context.py)
+ctx = context
 
 
 def board_cells() -> list[dict]:
@@ -214,8 +214,7 @@ def rankings_page():
 
     return render_template("rankings.html", page="rankings", rows=rankings(finished),
                            seasons=seasons, season=season,
-                           missed=missed_per_turn(current_app.extensions["zatre_analysis"],
-                                                  finished),
+                           missed=missed_per_turn(ctx().analysis, finished),
                            missed_definition=MISSED_PER_TURN_DEFINITION)
 
 

@@ -407,6 +407,8 @@ class PinGuard:
 
 
 def _guard() -> PinGuard:
+    # the app's ServerContext (context.py, whose accessor this module cannot import:
+    # the context imports PinGuard from here)
     return current_app.extensions["zatre"].pins
 
 

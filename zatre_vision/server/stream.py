@@ -11,39 +11,14 @@ nothing happened for ``server.keepalive_s``, and ends when the table closes."""
 
 from __future__ import annotations
 
-import threading
-from collections import Counter
-
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..table import Subscription
+from .context import context
 
 bp = Blueprint("stream", __name__)
 
 RETRY_AFTER_S = 30
-
-
-class StreamSlots:
-    """Counts the streams this view serves itself, per address and in all."""
-
-    def __init__(self, per_address: int, total: int):
-        self.per_address, self.total = per_address, total
-        self._lock = threading.Lock()
-        self._by_address: Counter[str] = Counter()
-
-    def take(self, address: str) -> bool:
-        with self._lock:
-            if (sum(self._by_address.values()) >= self.total
-                    or self._by_address[address] >= self.per_address):
-                return False
-            self._by_address[address] += 1
-            return True
-
-    def give_back(self, address: str) -> None:
-        with self._lock:
-            self._by_address[address] -= 1
-            if self._by_address[address] <= 0:
-                del self._by_address[address]
 
 
 def too_many_streams():
@@ -57,7 +32,7 @@ def too_many_streams():
 
 @bp.get("/events")
 def events():
-    ctx = current_app.extensions["zatre"]
+    ctx = context()
     if request.method == "HEAD":  # what a stream would be, without one: no slot taken
         return Response(b"", mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

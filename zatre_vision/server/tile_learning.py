@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 from flask import Blueprint, abort, current_app, jsonify, request
 
+from .context import context
 from .security import require_pin
 
 bp = Blueprint("tile_learning", __name__)
@@ -26,12 +27,12 @@ LAYOUTS = 2
 def service():
     """The app's tile-learning service (``services/tile_learning.py``, built by the app
     factory)."""
-    return current_app.extensions["zatre-tiles"]
+    return context().tiles
 
 
 def learning():
     """The photos and the fit of the table's tiles file now."""
-    return service().learning(current_app.extensions["zatre"].config)
+    return service().learning(context().config)
 
 
 def layouts() -> list[dict]:
@@ -49,7 +50,7 @@ def state() -> dict:
 def _restart_camera() -> str:
     """The live reader takes the new tiles: the camera pipeline restarts (as after a new
     calibration); a stopped camera uses them from its next start."""
-    camera = current_app.extensions["zatre"].camera
+    camera = context().camera
     if camera is not None and camera.source not in ("none", "demo", "sim"):
         camera.start(camera.source)
         return "the live camera reads with them now."
@@ -87,7 +88,7 @@ def add_photo():
         if image is None:
             abort(400, "the upload is not a photo (JPEG or PNG) or is damaged")
     else:
-        camera = current_app.extensions["zatre"].camera
+        camera = context().camera
         frame = getattr(getattr(camera, "runner", None), "last_frame", None)
         if frame is None:
             abort(409, "no camera frame yet: start the camera (Setup) or upload a photo")
@@ -157,7 +158,7 @@ EVENING_HOURS = 12
 def _corrections():
     from ..store.tile_corrections import TileCorrections
 
-    return TileCorrections(current_app.extensions["zatre"].store)
+    return TileCorrections(context().store)
 
 
 def keep_correction(cell: str, value: int | None) -> bool:
@@ -166,7 +167,7 @@ def keep_correction(cell: str, value: int | None) -> bool:
     failure here never fails the correction itself."""
     import logging
 
-    ctx = current_app.extensions["zatre"]
+    ctx = context()
     frame = getattr(getattr(ctx.camera, "runner", None), "last_frame", None)
     if frame is None or getattr(frame, "image", None) is None:
         return False

@@ -37,10 +37,13 @@ MAX_PHOTOS = 6
 class TileLearning:
     """The photos of one calibration, the fit's worker and its last outcome."""
 
-    def __init__(self, folder: Path, tiles_file: Path, model: Path | None):
+    def __init__(self, folder: Path, tiles_file: Path, model: Path | None,
+                 stopping: threading.Event | None = None):
         self.folder = folder
         self.tiles_file = tiles_file
         self.model = model
+        #: set when the app's service stops: no fit starts after it
+        self.stopping = stopping or threading.Event()
         self._lock = threading.Lock()
         self._job: dict = {"state": "idle"}
         self._worker: threading.Thread | None = None
@@ -153,6 +156,8 @@ class TileLearning:
         with self._lock:
             if self.busy():
                 raise ValueError("a fit is already running")
+            if self.stopping.is_set():
+                raise ValueError("the server is shutting down: no fit starts now")
             self._job = {"state": "running", "message": message}
             self._worker = threading.Thread(target=self._fit,
                                             args=(items, on_saved, skip_unreadable),
@@ -215,17 +220,29 @@ class TileLearning:
 class TileLearningService:
     """What the dashboard calls: the ``TileLearning`` of the table's tiles file now (a
     new one when the settings move the calibration), the board's cells and the layouts
-    to suggest. One per app, built by ``server.create_app``."""
+    to suggest. One per app, built by ``server.create_app`` and started and stopped with
+    the app's ``ServerContext``: once stopped, no fit starts."""
 
     def __init__(self) -> None:
         self._current: TileLearning | None = None
+        self._stopping = threading.Event()
+
+    def start(self) -> None:
+        self._stopping.clear()
+
+    def stop(self, timeout: float | None = 0.0) -> None:
+        """No fit starts after this; a running one (a daemon thread) is waited for up to
+        ``timeout`` seconds (None: until it ends)."""
+        self._stopping.set()
+        if timeout is None or timeout > 0:
+            self.wait(timeout)
 
     def learning(self, settings) -> TileLearning:
         tiles_file = self.tiles_file(settings)
         current = self._current
         if current is None or current.tiles_file != tiles_file:
             folder = Path(settings.server.data_dir) / "tiles-calibration"
-            current = TileLearning(folder, tiles_file, settings.camera.model)
+            current = TileLearning(folder, tiles_file, settings.camera.model, self._stopping)
             self._current = current
         return current
 
