@@ -173,7 +173,8 @@ CLUB_TABLE = "club-overview"
 
 def run_server(settings, ready: threading.Event | None = None, club: bool = False) -> None:
     """Open the store, resume the table, start the camera source and serve until
-    SIGTERM/SIGINT; then end every event stream and close the store cleanly.
+    SIGTERM/SIGINT; then stop the app's services (``ServerContext.stop``), end every
+    event stream and close the store cleanly.
     ``club``: the club overview (``/club`` at ``/``), no camera."""
     from ..store import StoreError, open_store
     from ..store.leases import TableNameTaken
