@@ -8,7 +8,10 @@ on the held-out prints and, as a control, on training prints.
 A photo's error is the largest of its four corners' distances to the truth, in cells
 (the truth's grid cell size at that corner's side); "within half a cell" is the share
 of photos with a board whose error is under 0.5; "up to a quarter turn" the share
-within half a cell when the corners may be read in any cyclic order (a turned label).
+within half a cell when the corners may be read in any cyclic order (a turned label);
+"mask outline alone": within half a cell from the corners of the mask's outline before
+the heat map moved them (``BoardOutline.outline_corners``): the two heads of the one
+network, a region's outline against corner keypoints.
 Photos: the renderer's training ranges (``SynthConfig()``), seed 8600 + the print's
 index, the print on every board. Each network sees the same photos.
 """
@@ -81,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     t0 = time.perf_counter()
     for k, pname in enumerate(prints):
-        counts = {n: [0, 0, 0, 0] for n in nets}   # boards, proposed, within, within turned
+        # boards, proposed, within, within turned, within by the mask's outline alone
+        counts = {n: [0, 0, 0, 0, 0] for n in nets}
         for img, truth in photos(pname, 8600 + k, args.photos):
             true = np.asarray(truth["corners"], np.float64)
             for n, net in nets.items():
@@ -94,9 +98,12 @@ def main(argv: list[str] | None = None) -> int:
                 e, e_turned = errors(np.asarray(found.corners, np.float64), true)
                 c[2] += e < 0.5
                 c[3] += e_turned < 0.5
-        for n, (boards, proposed, within, turned) in counts.items():
+                outline = (found.outline_corners if found.outline_corners is not None
+                           else found.corners)
+                c[4] += errors(np.asarray(outline, np.float64), true)[0] < 0.5
+        for n, (boards, proposed, within, turned, outline) in counts.items():
             lo, hi = wilson(within, boards)
-            rows.append((pname, n, boards, proposed, within, turned, lo, hi))
+            rows.append((pname, n, boards, proposed, within, turned, lo, hi, outline))
         print(pname, {n: c for n, c in counts.items()}, f"{time.perf_counter() - t0:.0f} s",
               flush=True)
     info = run_info(" ".join(["python", *sys.argv]))
@@ -104,11 +111,12 @@ def main(argv: list[str] | None = None) -> int:
              f"Made by `{info['command']}` at commit {info['commit']}, {info['date']}.", "",
              __doc__.split("\n\n", 2)[2].strip(), "",
              "| print | network | boards | proposed | within half a cell | 95 % interval "
-             "| up to a quarter turn |", "|---|---|---|---|---|---|---|"]
-    for pname, n, boards, proposed, within, turned, lo, hi in rows:
+             "| up to a quarter turn | mask outline alone |", "|---|---|---|---|---|---|---|---|"]
+    for pname, n, boards, proposed, within, turned, lo, hi, outline in rows:
         held = "held out" if pname in HELD_OUT_PRINTS else "training"
         lines.append(f"| {pname} ({held}) | {n} | {boards} | {proposed} | {within} "
-                     f"({within / max(boards, 1):.0%}) | {lo:.0%}-{hi:.0%} | {turned} |")
+                     f"({within / max(boards, 1):.0%}) | {lo:.0%}-{hi:.0%} | {turned} "
+                     f"| {outline} |")
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
