@@ -3,10 +3,13 @@
 the adaptation that the held-back check refuses would have helped.
 
 Run from the repository root: python benchmarks/trials/adapt_forced.py forced STYLES"""
-import json, sys
+import json
+import sys
+
 import zatre_vision.calibrate.tiles as tiles
 from zatre_vision.bench import adapt_bench
 from zatre_vision.vision.reader import BoardReader
+
 if sys.argv[1] == "forced":
     tiles.better = lambda held: True
 reader = BoardReader("models/pips.onnx", threads=1)
