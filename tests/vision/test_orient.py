@@ -192,3 +192,19 @@ def test_a_print_with_marks_none_seen_near_45_degrees_is_a_guess(photos):
     out = orientation(covered, true, label=True, logo=True)
     assert out.by == "toss-up" and not out.known
     assert np.abs(out.model.corners() - upright(true).corners()).max() < 1e-6
+
+
+def test_the_marks_looked_for_are_those_of_every_print_the_proof_could_not_tell_apart():
+    """The colours name one print of those the proof could not tell apart, and among
+    dark-bordered prints they often name the wrong one: a Peri board named brown-marble
+    (no marks) must still be labelled by Peri's label."""
+    from zatre_vision.board_prints import load_prints
+    from zatre_vision.vision.location.pipeline import print_marks
+
+    prints = load_prints()
+    assert print_marks([prints["brown-marble"]]) == (False, False)
+    assert print_marks([prints["brown-marble"], prints["peri"]]) == (True, True)
+    assert print_marks([prints["slate-green"], prints["navy"]]) == (False, True)
+    # a print with no profile: look for either mark
+    assert print_marks([prints["brown-marble"], None]) == (True, True)
+    assert print_marks([]) == (True, True)

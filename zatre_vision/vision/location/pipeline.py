@@ -154,7 +154,8 @@ def prove_fit(work: np.ndarray, grey: np.ndarray, model: GridModel, reading: R,
         if moved is model:
             return model, reading, proof, True
     else:
-        label, logo = print_marks(setup.profiles.get(proof.board_print))
+        label, logo = print_marks([setup.profiles.get(n)
+                                   for n in (proof.prints or (proof.board_print,))])
     oriented = orientation(work, moved, label, logo)
     if oriented.model is not model:
         model = oriented.model
@@ -162,12 +163,17 @@ def prove_fit(work: np.ndarray, grey: np.ndarray, model: GridModel, reading: R,
     return model, reading, proof, oriented.known or not searched
 
 
-def print_marks(profile) -> tuple[bool, bool]:
-    """(label, logo): the marks a print's profile says it has; both for a print the
-    proof could not name (the orientation then looks for either, as before the proof)."""
-    if profile is None:
+def print_marks(profiles) -> tuple[bool, bool]:
+    """(label, logo): the marks any of the prints the proof could not tell apart says it
+    has (their colours name one, and among dark-bordered prints that name is often
+    wrong: a Peri board named brown-marble would otherwise lose its label); both where
+    one of them has no profile (the orientation then looks for either, as before the
+    proof)."""
+    profiles = list(profiles)
+    if not profiles or any(p is None for p in profiles):
         return True, True
-    return profile.label is not None, profile.logo is not None
+    return (any(p.label is not None for p in profiles),
+            any(p.logo is not None for p in profiles))
 
 
 # -- 4. pick -----------------------------------------------------------------------------
