@@ -113,26 +113,33 @@ def test_a_lens_calibration_undistorts_each_frame_once(located, reader, monkeypa
 
 
 def test_a_board_moved_elsewhere_is_found_again_even_where_lines_happen_to_match(tmp_path):
-    """Two photos of different scenes: the first one's grid lines land on enough bright
-    edges of the second to pass the line-score test alone; the lines half a cell off
-    score as well, so the board has moved and the reader searches again."""
+    """Pairs of photos of different scenes: where the first one's grid lines land on
+    enough bright edges of the second to pass the line-score test alone, the lines half
+    a cell off score as well, so the board has moved and the reader searches again. Of
+    the first eight seeds' pairs, at least one has lines that happen to match (seed 7 with
+    the committed board network; seed 0 with the one before it)."""
     from zatre_vision.synth.config import SynthConfig
     from zatre_vision.synth.photos import generate_photos
     from zatre_vision.vision.location.calibration import line_score
     from zatre_vision.vision.reader import BoardReader
 
-    generate_photos(tmp_path, 2, 0, 640, 480, 90, SynthConfig(), False)
-    first, second = (cv2.imread(str(tmp_path / f"00000{i}.jpg")) for i in (1, 2))
     searching = BoardReader(threads=1)
-    cal = make_calibration(first, searching.read(first).model)
-    assert cal.line_contrast > 1.15
-    assert line_score(second, cal.model) >= 0.5 * cal.line_score  # the first test passes
-    assert not board_moved(first, cal)
-    assert board_moved(second, cal)
-    fresh = searching.read(second)
-    calibrated = BoardReader(threads=1, calibration=cal).read(second)
-    assert calibrated.source != "calibration"
-    assert np.allclose(calibrated.corners, fresh.corners, atol=1.0)
+    matched = 0
+    for seed in range(8):
+        folder = tmp_path / str(seed)
+        generate_photos(folder, 2, seed, 640, 480, 90, SynthConfig(), False)
+        first, second = (cv2.imread(str(folder / f"00000{i}.jpg")) for i in (1, 2))
+        cal = make_calibration(first, searching.read(first).model)
+        assert not board_moved(first, cal), seed
+        assert board_moved(second, cal), seed
+        if cal.line_contrast <= 1.15 or line_score(second, cal.model) < 0.5 * cal.line_score:
+            continue  # the line-score test alone already tells this pair apart
+        matched += 1
+        fresh = searching.read(second)
+        calibrated = BoardReader(threads=1, calibration=cal).read(second)
+        assert calibrated.source != "calibration", seed
+        assert np.allclose(calibrated.corners, fresh.corners, atol=1.0), seed
+    assert matched >= 1
     assert calibrated.cells == fresh.cells and len(fresh.cells) > 10
 
 

@@ -8,6 +8,7 @@ import pytest
 
 import zatre_vision.vision.location.find_board as fb
 from zatre_vision.vision.location.board_net import BoardOutline
+from zatre_vision.vision.location.fallbacks import LocateFallbacks
 from zatre_vision.vision.location.find_board import corner_gap_cells, corner_moves, one_corner_off
 from zatre_vision.vision.location.grid_fit import shifted as shift_model
 from zatre_vision.vision.location.locate import LocateResult, to_grey
@@ -106,18 +107,22 @@ def test_a_faint_search_result_does_not_stop_the_rescue(photos, monkeypatch, sea
             return None
         return real_fit(grey, corners, full_polish)
 
-    locator = fb.BoardLocator()
-    monkeypatch.setattr(locator.finder, "find", lambda image: BoardOutline(start, 0.95))
-    monkeypatch.setattr(fb, "fit_from_corners", fit)
-    monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(
-        off, search_score, 100, ((off, search_score),)))
-    found = locator.locate(img)
-    assert found.method == method
-    gap = corner_gap_cells(found.result.model.corners(), truth, cell)
-    if method == "net":
-        assert gap < 0.3 and found.result.score > search_score
-    else:
-        assert gap > 1.5 and len(tried) == 2   # the start, the search result's refit
+    for line_refit in (True, False):
+        tried.clear()
+        # the fallbacks this test is about switched on, whatever the committed card says
+        locator = fb.BoardLocator(fallbacks=LocateFallbacks(line_refit=line_refit))
+        monkeypatch.setattr(locator.finder, "find", lambda image: BoardOutline(start, 0.95))
+        monkeypatch.setattr(fb, "fit_from_corners", fit)
+        monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(
+            off, search_score, 100, ((off, search_score),)))
+        found = locator.locate(img)
+        assert found.method == method
+        gap = corner_gap_cells(found.result.model.corners(), truth, cell)
+        if method == "net":
+            assert gap < 0.3 and found.result.score > search_score
+        else:
+            # the start, and the search result's refit where that fallback is on
+            assert gap > 1.5 and len(tried) == 1 + line_refit
 
 
 def test_mirrored_corners_map_back_onto_the_frame(photos):

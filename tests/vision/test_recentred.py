@@ -27,7 +27,7 @@ from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
 from zatre_vision.vision.reading.read_result import ReadResult
 
 from .cell_probs import prob_row
-from .conftest import OLD_NETWORK
+from .conftest import OLD_BOARD_NETWORK, OLD_NETWORK
 
 K6, H9, C2 = (CELL_NAMES.index(n) for n in ("K6", "H9", "C2"))
 MOVES = len(RECENTRE_SHIFTS)
@@ -160,9 +160,10 @@ def off_centre_photo() -> tuple[np.ndarray, dict]:
 
 
 def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo, monkeypatch):
-    """The network before issue 60 (``OLD_NETWORK``) doubts the off-centre tiles of this
-    photo and the re-centred reading settles them, right; the committed network reads
-    the photo without a silent cell."""
+    """The network before issue 60 (``OLD_NETWORK``), on the board network's fit before
+    the print world (``OLD_BOARD_NETWORK``), doubts the off-centre tiles of this photo
+    and the re-centred reading settles them, right; the committed pair reads the photo
+    without a silent cell."""
     img, truth = off_centre_photo
     assert not truth.get("hidden") and not truth.get("partly_hidden")
     labels = _truth_labels(truth)
@@ -170,7 +171,7 @@ def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo, monkeypatch
     assert now.board_found
     assert all(now.cells.get(n, 0) == labels[j] for j, n in enumerate(CELL_NAMES)
                if n not in now.uncertain)
-    res = BoardReader(OLD_NETWORK).read(img)
+    res = BoardReader(OLD_NETWORK, board_model_path=OLD_BOARD_NETWORK).read(img)
     assert res.board_found and not res.doubtful_frame
     assert res.uncertain == []
     assert res.cells == {n: int(v) for n, v in zip(CELL_NAMES, labels, strict=True) if v}
@@ -180,6 +181,6 @@ def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo, monkeypatch
 
     # without the re-centred reading the same cells are left uncertain
     monkeypatch.setattr(BoardReader, "recentred", lambda self, board, result: result)
-    plain = BoardReader(OLD_NETWORK).read(img)
+    plain = BoardReader(OLD_NETWORK, board_model_path=OLD_BOARD_NETWORK).read(img)
     assert plain.uncertain == res.recentred
     assert plain.cells == {n: v for n, v in res.cells.items() if n not in res.recentred}
