@@ -14,9 +14,9 @@ photos, hands, the grid at the frame's edge, lens distortion of either sign, gla
 casts, dim light), with half its boards drawn from the print world
 (``synth.print_world``: a new print for every board) and half on the training prints
 (issue 61: five prints are too small a world for a sixth). The landed board network
-is older (14 epochs, the training ranges and prints); this recipe's network lands
-only through the gate (``make_models``), which the 28-epoch candidate on the
-training prints alone failed (``benchmarks/trials/gate-pair-gpu-pips-wide28-board.md``).
+was made by this recipe (session 37, ``benchmarks/trials/board_world28_train.py``) and
+landed through the gate (``models/gate.md``); the 28-epoch candidate on the training
+prints alone had failed it (``benchmarks/trials/gate-pair-gpu-pips-wide28-board.md``).
 ``world`` names the renderer's ranges (``worlds.py``);
 a checkout without a world refuses it in one line before anything runs, and
 ``--world`` sets both networks' world alike.
