@@ -150,7 +150,7 @@ def ablate(reader, cache: Path | None, count: int, log=print):
     switches = everything
     for _, n in sorted(idle, reverse=True):
         trial = switches.without(n)
-        off = [m for m in names if not getattr(trial, m)]
+        off = [m for m in names if m not in trial]
         fig = run_arms(reader, {"trial": trial}, cache, count, log)["trial"]
         kept = not fig.no_worse_than(base)
         rows.append({"arm": "without " + ", ".join(off), **fig.row(), "pays": kept})
