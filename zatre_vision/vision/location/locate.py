@@ -443,8 +443,8 @@ def _rect_px(g: np.ndarray) -> np.ndarray:
     return (g - EXT[0]) * PPC - 0.5
 
 
-def refine_rect(grey: np.ndarray, model: GridModel, half: float, blur: bool = True
-                ) -> GridModel | None:
+def rectified_line_fit(grey: np.ndarray, model: GridModel, half: float, blur: bool = True
+                       ) -> GridModel | None:
     """Move every line sample to the strongest line evidence within ``half`` cell."""
     fv, fh = _rect_features(grey, model, blur)
     ts = np.arange(-half, half + 1e-9, 1.0 / PPC / 2)
@@ -579,7 +579,7 @@ def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy:
     for half in (0.3, 0.15, 0.08) if strategy != "ridge" else (0.08,):
         if m is None:
             return None
-        m = refine_rect(smooth, m, half, blur=False)
+        m = rectified_line_fit(smooth, m, half, blur=False)
     if m is None:
         return None
     m = fix_layout(smooth, m, blur=False)
