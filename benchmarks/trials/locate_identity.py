@@ -7,7 +7,7 @@ corners, the classical search, the board network). Photos are rendered once and 
 in the cache folder, so a second run reads the same JPEGs.
 
 Run from the repository root:
-    python benchmarks/trials/locate_identity.py run OUT.json [CACHE]
+    python benchmarks/trials/locate_identity.py run OUT.json [CACHE] [all-on]
     python benchmarks/trials/locate_identity.py compare BEFORE.json AFTER.json
 """
 
@@ -103,12 +103,16 @@ class Counter:
         return out
 
 
-def run(out: Path, cache: Path) -> None:
+def run(out: Path, cache: Path, all_on: bool = False) -> None:
+    """``all_on``: every fallback switched on (the ablation's first arm), not the card's."""
     from zatre_vision.vision.judge import corner_error_cells
+    from zatre_vision.vision.location import LocateFallbacks
     from zatre_vision.vision.reader import BoardReader
 
     cv2.setNumThreads(1)
     reader = BoardReader(threads=1)
+    if all_on:
+        reader.locator.fallbacks = LocateFallbacks()
     counter = Counter()
     rows = []
     for name, i, jpeg, truth in photos(cache):
@@ -168,6 +172,7 @@ def compare(before: Path, after: Path) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "run":
         run(Path(sys.argv[2]), Path(sys.argv[3] if len(sys.argv) > 3
-                                    else "/tmp/locate_identity_photos"))
+                                    else "/tmp/locate_identity_photos"),
+            all_on=sys.argv[4:5] == ["all-on"])
     else:
         compare(Path(sys.argv[2]), Path(sys.argv[3]))
