@@ -52,7 +52,7 @@ def test_decode_of_empty_maps_is_no_board():
 def test_locator_uses_the_network_and_falls_back_without_it(photos, tmp_path):
     import cv2
 
-    from zatre_vision.vision.location.find_board import BoardLocator
+    from zatre_vision.vision.location import BoardLocator
 
     path, truth = photos["hand"]
     img = cv2.imread(str(path))
@@ -70,33 +70,56 @@ def test_locator_uses_the_network_and_falls_back_without_it(photos, tmp_path):
     assert not nothing.result.found and nothing.method == "none"
 
 
-@pytest.mark.parametrize(("net_score", "quarters", "classical_score", "method"), [
-    (0.85, (0.8, 0.8, 0.7, 0.75), 0.95, "net"),        # a good fit: no search at all
-    (0.62, (0.7, 0.3, 0.6, 0.6), 0.92, "classical"),   # faint: the clearer search wins
-    (0.62, (0.7, 0.3, 0.6, 0.6), 0.55, "net"),         # faint, but the search is worse
+class _Reading:
+    quality = 0.0
+
+
+@pytest.mark.parametrize(("net_score", "quarters", "on_the_board", "source"), [
+    (0.85, (0.8, 0.8, 0.7, 0.75), True, "locate:net"),     # a good fit: no search at all
+    (0.62, (0.7, 0.3, 0.6, 0.6), True, "locate:net"),      # faint, but it proves itself
+    (0.85, (0.8, 0.8, 0.7, 0.75), False, "locate:classical"),  # off the board: the search
 ])
-def test_a_faint_network_fit_is_weighed_against_the_classical_search(
-        photos, monkeypatch, net_score, quarters, classical_score, method):
+def test_the_classical_search_runs_only_where_the_network_fit_does_not_prove(
+        photos, monkeypatch, net_score, quarters, on_the_board, source):
+    """The proof alone decides: a network fit that proves itself is the board, however
+    clear the search's lines would be, and the search never runs; a network fit on the
+    table beside the board does not prove, and the search's grid does. (Before the
+    proposers, a faint network fit was weighed against the search by line contrast.)"""
     import cv2
 
     import zatre_vision.vision.location.find_board as fb
-    from zatre_vision.vision.location.grid_fit import FitResult
-    from zatre_vision.vision.location.locate import LocateResult
+    import zatre_vision.vision.location.proposers as pr
+    from zatre_vision.board_prints import load_prints
+    from zatre_vision.vision.location import (
+        BoardLocator,
+        ProofSetup,
+        expectations,
+        locate_board,
+    )
+    from zatre_vision.vision.location.grid_fit import FitResult, plain_model
+    from zatre_vision.vision.location.locate import LocateResult, to_grey
+    from zatre_vision.vision.location.print_proof import ProofConfig
 
     path, truth = photos["some"]
     img = cv2.imread(str(path))
-    good = fb.BoardLocator().locate(img).result.model      # a real model of this photo
+    h, w = img.shape[:2]
+    good = BoardLocator().locate(img).result.model      # a real model of this photo
+    table = plain_model(np.array([[0.0, 0.0], [0.2 * w, 0.0], [0.2 * w, 0.2 * h],
+                                  [0.0, 0.2 * h]]), w, h)
     searched = []
 
     def fake_search(grey):
         searched.append(True)
-        return LocateResult(good, classical_score, 100, ((good, classical_score),))
+        return LocateResult(good, 0.92, 100, ((good, 0.92),))
 
+    net = good if on_the_board else table
     monkeypatch.setattr(fb, "fit_from_corners",
                         lambda grey, corners, full_polish=True:
-                        FitResult(good, net_score, quarters, (0, 0)))
-    monkeypatch.setattr(fb, "locate", fake_search)
-    found = fb.BoardLocator().locate(img)
-    assert found.method == method
-    assert bool(searched) == (method == "classical" or net_score < fb.GOOD_SCORE)
-    assert found.result.score == (classical_score if method == "classical" else net_score)
+                        FitResult(net, net_score, quarters, (0, 0)))
+    monkeypatch.setattr(pr, "locate", fake_search)
+    prints = load_prints()
+    board = locate_board(img, to_grey(img), BoardLocator(), lambda model: _Reading(),
+                         ProofSetup(ProofConfig(), expectations(prints), prints))
+    assert board.found and board.source == source
+    assert bool(searched) == (not on_the_board)
+    assert board.score == (0.92 if searched else net_score)

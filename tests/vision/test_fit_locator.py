@@ -46,8 +46,8 @@ def test_last_resorts_stay_on_whatever_the_ablation_says(monkeypatch):
 
     monkeypatch.setattr(fl, "run_arms", run_arms)
     switches, rows = fl.ablate(None, None, 10, log=lambda s: None)
-    assert switches == LocateFallbacks(border_moves=False, line_refit=False)
-    assert {n for n in LocateFallbacks.names() if getattr(switches, n)} == set(LAST_RESORT)
+    assert switches == LocateFallbacks.switched(border_moves=False, line_refit=False)
+    assert {n for n in LocateFallbacks.names() if n in switches} == set(LAST_RESORT)
     kept = {r["arm"] for r in rows if r.get("kept") == "last resort"}
     assert kept == {f"without {n}" for n in LAST_RESORT}
     assert all(r["pays"] is False for r in rows[1:7])
@@ -60,14 +60,15 @@ def test_idle_refiners_go_one_at_a_time_and_come_back_when_together_they_pay(mon
     def run_arms(reader, arms, cache, count, log=print):
         out = {}
         for name, s in arms.items():
-            lost = (not s.texture) * 3 + (not s.border_moves and not s.line_refit) * 2
-            saved = 4.0 * (not s.border_moves) + 1.0 * (not s.line_refit)
+            lost = ("texture" not in s) * 3 + ("border_moves" not in s
+                                               and "line_refit" not in s) * 2
+            saved = 4.0 * ("border_moves" not in s) + 1.0 * ("line_refit" not in s)
             out[name] = figures(95 - lost, ms=20.0 - saved)
         return out
 
     monkeypatch.setattr(fl, "run_arms", run_arms)
     switches, rows = fl.ablate(None, None, 10, log=lambda s: None)
-    assert switches == LocateFallbacks(border_moves=False)
+    assert switches == LocateFallbacks.switched(border_moves=False)
     assert rows[0]["arm"] == "all on"
     singles = {r["arm"]: r["pays"] for r in rows[1:7]}
     assert singles["without texture"] is True and singles["without border_moves"] is False
@@ -103,7 +104,7 @@ def test_the_fitted_switches_land_in_the_card_and_the_locator_uses_them(tmp_path
     assert set(entry["switches"]) == set(LocateFallbacks.names())
     assert entry["made_by"]["commit"] and entry["photos_per_set"] == 10
     assert (tmp_path / "board.locate-ablation.md").read_text().count("| without ") >= 6
-    assert BoardLocator(board).fallbacks == LocateFallbacks(**entry["switches"])
+    assert BoardLocator(board).fallbacks == LocateFallbacks.switched(**entry["switches"])
 
 
 @pytest.mark.parametrize("args, message", [

@@ -140,8 +140,8 @@ def test_no_points_map_to_no_points_both_ways():
     assert model.to_grid(np.empty((0, 2))).shape == (0, 2)
 
 
-def test_a_grid_refined_on_a_flat_image_gives_up_instead_of_raising():
-    from zatre_vision.vision.location.locate import refine_rect
+def test_a_rectified_line_fit_on_a_flat_image_gives_up_instead_of_raising():
+    from zatre_vision.vision.location.locate import rectified_line_fit
 
     model = GridModel(np.array([[20.0, 0, 150], [0, 20.0, 80], [0, 0, 1]]), 0.0, 640, 480)
-    assert refine_rect(np.full((480, 640), 0.5, np.float32), model, 0.5, blur=False) is None
+    assert rectified_line_fit(np.full((480, 640), 0.5, np.float32), model, 0.5, blur=False) is None

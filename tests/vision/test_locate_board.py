@@ -1,6 +1,6 @@
 """``location.locate_board``, the one entry point of board location, and its first
-step ``propose`` (one frame in, candidate fits and where they came from out), through
-the package's public names only."""
+step ``propose`` (one frame in, each proposer's candidate fits and where they came from
+out, proposer by proposer), through the package's public names only."""
 
 from __future__ import annotations
 
@@ -16,11 +16,16 @@ from zatre_vision.vision.location import (
     GridModel,
     Proposals,
     make_calibration,
+    propose,
 )
-from zatre_vision.vision.location import propose as locate_board
 from zatre_vision.vision.reader import work_image
 
 DATA = Path(__file__).parent / "data"
+
+
+def locate_board(*args, **kwargs) -> Proposals:
+    """The first proposals ``propose`` gives (none: no candidates, "locate:none")."""
+    return next(propose(*args, **kwargs), Proposals([], "locate:none"))
 
 
 @pytest.fixture(scope="module")
@@ -123,9 +128,8 @@ def test_the_most_confident_reading_is_proved_first(frame, locator, setup):
                     good.k, good.width, good.height)
 
     class Two(BoardLocator):
-        def locate(self, image, grey=None):
-            from zatre_vision.vision.location import Located, LocateResult
-            return Located(LocateResult(off, 0.9, 0, ((off, 0.9), (good, 0.5))), "net")
+        def proposals(self, frame):
+            yield Proposals([(off, 0.9), (good, 0.5)], "locate:net")
 
     two = Two(None)
     board = four_steps(work, grey, two, lambda m: Quality(0.0 if m is good else -1.0, m),
@@ -166,7 +170,9 @@ def test_fallback_switches_come_from_the_board_card(tmp_path):
     card = json.loads(Path(str(DEFAULT_BOARD_MODEL) + ".json").read_text())
     card["locate_fallbacks"] = {"switches": {"mirrored": False, "texture": False}}
     (tmp_path / "board.onnx.json").write_text(json.dumps(card))
-    assert BoardLocator(model).fallbacks == LocateFallbacks(mirrored=False, texture=False)
+    assert BoardLocator(model).fallbacks == LocateFallbacks.switched(mirrored=False,
+                                                                     texture=False)
+    assert BoardLocator(model).fallbacks.proposers == ("line_search", "corner_moves")
     card["locate_fallbacks"] = {"switches": {"mirrorred": False}}
     (tmp_path / "board.onnx.json").write_text(json.dumps(card))
     with pytest.raises(BoardModelError, match="unknown switch 'mirrorred'"):

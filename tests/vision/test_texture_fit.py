@@ -1,5 +1,6 @@
 """The board network sure of a board but wrong about where it is: ``find_board.texture_fit``
-(grid fits from the classical search's coarse outline) and when the locator takes one."""
+(grid fits from the classical search's coarse outline) and when the texture proposer
+(``proposers.Texture``) proposes one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import numpy as np
 import pytest
 
 import zatre_vision.vision.location.find_board as fb
+import zatre_vision.vision.location.proposers as pr
+from zatre_vision.vision.location import BoardLocator, ProofSetup, expectations, locate_board
 from zatre_vision.vision.location.board_net import BoardOutline
 from zatre_vision.vision.location.find_board import (
     corner_gap_cells,
@@ -15,9 +18,10 @@ from zatre_vision.vision.location.find_board import (
     inside,
     texture_fit,
 )
-from zatre_vision.vision.location.grid_fit import FitResult
+from zatre_vision.vision.location.grid_fit import FitResult, plain_model
 from zatre_vision.vision.location.grid_fit import shifted as shift_model
 from zatre_vision.vision.location.locate import LocateResult, coarse_grid_corners, to_grey
+from zatre_vision.vision.location.print_proof import ProofConfig
 
 from .conftest import OLD_BOARD_NETWORK
 
@@ -48,19 +52,24 @@ def test_texture_fit_finds_the_grid_with_no_help_from_the_network(photos, name):
     assert corner_gap_cells(fit.model.corners(), truth, cell) < 0.3
 
 
-def _misled(monkeypatch, outline: BoardOutline) -> fb.BoardLocator:
+def _misled(monkeypatch, outline: BoardOutline) -> BoardLocator:
     """A locator whose network returns ``outline`` (for the mirrored frame too) and whose
     classical search finds nothing."""
-    locator = fb.BoardLocator()
+    locator = BoardLocator()
     monkeypatch.setattr(locator.finder, "find", lambda image: outline)
-    monkeypatch.setattr(fb, "mirrored_corners", lambda finder, image: None)
-    monkeypatch.setattr(fb, "locate", lambda grey: LocateResult(None, 0.0, 0, ()))
+    monkeypatch.setattr(pr, "mirrored_corners", lambda finder, image: None)
+    monkeypatch.setattr(pr, "locate", lambda grey: LocateResult(None, 0.0, 0, ()))
     return locator
 
 
+def _texture(fit):
+    """A stand-in for ``texture_fit`` that finds ``fit``."""
+    return lambda grey, border_moves=True, corner_moves=True: fit
+
+
 @pytest.mark.parametrize(("confidence", "method"), [
-    (0.95, "texture"), (fb.TEXTURE_MIN_CONFIDENCE + 0.02, "texture"),
-    (fb.TEXTURE_MIN_CONFIDENCE - 0.02, "none"), (0.5, "none")])
+    (0.95, "texture"), (pr.TEXTURE_MIN_CONFIDENCE + 0.02, "texture"),
+    (pr.TEXTURE_MIN_CONFIDENCE - 0.02, "none"), (0.5, "none")])
 def test_a_sure_network_that_misplaces_the_whole_board_is_mended_by_the_texture(
         photos, monkeypatch, confidence, method):
     """Every corner of the network's outline five cells out: no fit from there finds
@@ -70,7 +79,8 @@ def test_a_sure_network_that_misplaces_the_whole_board_is_mended_by_the_texture(
     img, truth, cell = _photo(photos, "some")
     box = _bulging(truth, 5.0, cell)
     locator = _misled(monkeypatch, BoardOutline(box, confidence))
-    from_net = locator._best_fit(to_grey(img), BoardOutline(box, confidence))
+    from_net = fb.settled_fit(to_grey(img), BoardOutline(box, confidence).starts(),
+                              polish=False)
     assert from_net is None or not fb._good(from_net)
     found = locator.locate(img)
     assert found.method == method
@@ -91,15 +101,15 @@ def test_a_texture_fit_away_from_the_networks_board_is_not_taken(photos, monkeyp
     assert not inside(far, right.model) and inside(truth, right.model)
     for outline, method in ((far, "none"), (_bulging(truth, 3.0, cell), "texture")):
         locator = _misled(monkeypatch, BoardOutline(outline, 0.95))
-        monkeypatch.setattr(locator, "_best_fit", lambda grey, outline: None)
-        monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
-        monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: right)
+        monkeypatch.setattr(pr, "settled_fit", lambda grey, starts, polish=True: None)
+        monkeypatch.setattr(pr, "one_corner_off", lambda grey, corners: None)
+        monkeypatch.setattr(pr, "texture_fit", _texture(right))
         assert locator.locate(img).method == method
 
 
 def test_no_board_is_reported_on_a_table_without_one(photos):
     img = cv2.imread(str(photos["none"][0]))
-    found = fb.BoardLocator().locate(img)
+    found = BoardLocator().locate(img)
     assert not found.result.found
 
 
@@ -129,9 +139,9 @@ def test_a_faint_texture_fit_needs_a_faint_network_fit_on_the_same_grid(
     net_fit = right if witness else shift_model(right, 2, 1)
     box = _bulging(truth, 3.0, cell)
     locator = _misled(monkeypatch, BoardOutline(box, 0.95))
-    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts, polish=True: _faint(net_fit, 0.45))
-    monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: _faint(right, 0.5))
-    monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
+    monkeypatch.setattr(pr, "settled_fit", lambda grey, starts, polish=True: _faint(net_fit, 0.45))
+    monkeypatch.setattr(pr, "texture_fit", _texture(_faint(right, 0.5)))
+    monkeypatch.setattr(pr, "one_corner_off", lambda grey, corners: None)
     found = locator.locate(img)
     if witness:
         assert found.method == "texture" and found.result.score == 0.5
@@ -147,12 +157,12 @@ def test_a_texture_fit_inside_the_outline_stands_alone_from_its_own_bar(
     network's sure outline is the board from TEXTURE_MIN_SCORE on, and not below it."""
     img, truth, cell = _photo(photos, "some")
     right = fb.fit_from_corners(to_grey(img), truth).model
-    score = fb.TEXTURE_MIN_SCORE + (0.01 if above else -0.01)
+    score = pr.TEXTURE_MIN_SCORE + (0.01 if above else -0.01)
     locator = _misled(monkeypatch, BoardOutline(_bulging(truth, 3.0, cell), 0.95))
-    monkeypatch.setattr(fb, "settled_fit", lambda grey, starts, polish=True: _faint(
+    monkeypatch.setattr(pr, "settled_fit", lambda grey, starts, polish=True: _faint(
         shift_model(right, 2, 1), 0.45))
-    monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: _faint(right, score))
-    monkeypatch.setattr(fb, "one_corner_off", lambda grey, corners: None)
+    monkeypatch.setattr(pr, "texture_fit", _texture(_faint(right, score)))
+    monkeypatch.setattr(pr, "one_corner_off", lambda grey, corners: None)
     found = locator.locate(img)
     assert found.method == ("texture" if above else "none")
 
@@ -184,7 +194,7 @@ def test_a_board_the_network_misplaces_is_read_end_to_end():
         else:
             reader = BoardReader(board_model_path=board_model)
             outline = reader.locator.finder.find(img)
-            assert outline is not None and outline.confidence >= fb.MIN_CONFIDENCE
+            assert outline is not None and outline.confidence >= pr.SURE_OUTLINE
             assert corner_gap_cells(outline.corners, corners, cell) > 5
         res = reader.read(img)
         assert res.board_found
@@ -196,23 +206,32 @@ def test_a_board_the_network_misplaces_is_read_end_to_end():
         assert wrong <= 2
 
 
-@pytest.mark.parametrize(("cells_off", "method"), [(0, "classical"), (2, "texture")])
-def test_a_faint_result_is_replaced_only_by_a_texture_fit_on_another_grid(
-        photos, monkeypatch, cells_off, method):
-    """A faint search result (0.55) two cells off is replaced by the texture fit's
-    clearer grid; one on the same grid as the texture fit is kept (the two differ by a
-    fraction of a line there, and neither is known to be nearer)."""
+class _Reading:
+    quality = 0.0
+
+
+@pytest.mark.parametrize(("on_the_board", "source"), [(True, "locate:classical"),
+                                                      (False, "locate:texture")])
+def test_a_search_result_is_replaced_by_a_texture_fit_only_where_it_fails_the_proof(
+        photos, monkeypatch, on_the_board, source):
+    """A faint search result (0.55) on the board's grid proves itself and is the board;
+    one on the table beside it does not, and the texture fit's grid is proved and
+    picked. (Before the proposers, the clearer line contrast on another grid decided.)"""
+    from zatre_vision.board_prints import load_prints
+
     img, truth, cell = _photo(photos, "some")
     right = fb.fit_from_corners(to_grey(img), truth)
-    searched = shift_model(right.model, cells_off, 0)
-    locator = fb.BoardLocator()
-    monkeypatch.setattr(locator.finder, "find",
-                        lambda image: BoardOutline(_bulging(truth, 3.0, cell), 0.95))
-    monkeypatch.setattr(locator, "_searched", lambda image, grey, outline, fit: fb.Located(
-        LocateResult(searched, 0.55, 100, ((searched, 0.55),)), "classical"))
-    monkeypatch.setattr(fb, "texture_fit", lambda grey, fallbacks=None: right)
-    found = locator.locate(img)
-    assert found.method == method
-    assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3 + cells_off
-    if method == "texture":
-        assert corner_gap_cells(found.result.model.corners(), truth, cell) < 0.3
+    h, w = img.shape[:2]
+    searched = right.model if on_the_board else plain_model(
+        np.array([[0.0, 0.0], [0.2 * w, 0.0], [0.2 * w, 0.2 * h], [0.0, 0.2 * h]]), w, h)
+    locator = _misled(monkeypatch, BoardOutline(_bulging(truth, 3.0, cell), 0.95))
+    monkeypatch.setattr(pr, "locate", lambda grey: LocateResult(
+        searched, 0.55, 100, ((searched, 0.55),)))
+    monkeypatch.setattr(pr, "settled_fit", lambda grey, starts, polish=True: None)
+    monkeypatch.setattr(pr, "one_corner_off", lambda grey, corners: None)
+    monkeypatch.setattr(pr, "texture_fit", _texture(right))
+    prints = load_prints()
+    board = locate_board(img, to_grey(img), locator, lambda model: _Reading(),
+                         ProofSetup(ProofConfig(), expectations(prints), prints))
+    assert board.found and board.source == source
+    assert corner_gap_cells(board.model.corners(), truth, cell) < 0.3

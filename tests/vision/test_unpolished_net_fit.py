@@ -1,5 +1,5 @@
 """The frames the reader searches take the network's fit without the full-resolution
-polish (``BoardLocator._best_fit``); a saved calibration, which serves every later frame
+polish (``proposers.Frame.net_fit``); a saved calibration, which serves every later frame
 of a fixed camera, is polished once (``calibration.make_calibration``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import zatre_vision.vision.location.find_board as fb
 import zatre_vision.vision.location.grid_fit as gf
-from zatre_vision.vision.location import calibration
+from zatre_vision.vision.location import BoardLocator, calibration
 from zatre_vision.vision.location.calibration import make_calibration
 from zatre_vision.vision.location.locate import to_grey
 
@@ -26,7 +26,7 @@ def _large(photos, kind: str) -> np.ndarray:
 def test_settled_fit_without_polish_scores_the_same_and_lies_close(photos, kind):
     img = _large(photos, kind)
     grey = to_grey(img)
-    outline = fb.BoardLocator().finder.find(img)
+    outline = BoardLocator().finder.find(img)
     assert outline is not None
     polished = fb.settled_fit(grey, outline.starts(), polish=True)
     plain = fb.settled_fit(grey, outline.starts(), polish=False)
@@ -49,7 +49,7 @@ def test_the_located_board_is_not_polished_and_its_calibration_is(photos, monkey
 
     monkeypatch.setattr(gf, "polish", counted)
     monkeypatch.setattr(calibration, "polish", counted)
-    found = fb.BoardLocator().locate(img)
+    found = BoardLocator().locate(img)
     assert found.method == "net"
     assert calls == []
     model = found.result.model
@@ -67,7 +67,7 @@ def test_the_located_board_is_not_polished_and_its_calibration_is(photos, monkey
 def test_a_calibration_keeps_the_fit_where_the_polish_sees_no_lines(photos):
     """A fit the polish cannot follow (a grey frame: no lines) is saved as it is."""
     img = _large(photos, "some")
-    model = fb.BoardLocator().locate(img).result.model
+    model = BoardLocator().locate(img).result.model
     flat = np.full_like(img, 128)
     cal = make_calibration(flat, model)
     assert np.array_equal(cal.model.homography, model.homography)

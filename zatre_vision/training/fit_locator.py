@@ -15,9 +15,10 @@ one, and the median time to locate.
 Each photo is scored by the one judge (``vision.judge``). A fallback **pays** when
 switching it off does location harm by the judge (``harms``: fewer boards found or on
 the grid, more a cell off, more false boards). A last resort
-(``fallbacks.LAST_RESORT``: it runs only where nothing else found a board) stays on
+(``fallbacks.LAST_RESORT``: a proposer asked only where nothing before it proved a
+board) stays on
 whatever the ablation says: the fitting split holds no print the board network has not
-seen, so it cannot show what such a fallback is worth. The refiners that do not pay are
+seen, so it cannot show what such a fallback is worth. The refine steps that do not pay are
 switched off one at a time, the one whose absence saves the most time first, each step
 checked again against all on (their cost on boards already found); the switches that
 stand are the card's ``locate_fallbacks``, with the table beside it
@@ -150,7 +151,7 @@ def ablate(reader, cache: Path | None, count: int, log=print):
     switches = everything
     for _, n in sorted(idle, reverse=True):
         trial = switches.without(n)
-        off = [m for m in names if not getattr(trial, m)]
+        off = [m for m in names if m not in trial]
         fig = run_arms(reader, {"trial": trial}, cache, count, log)["trial"]
         kept = not fig.no_worse_than(base)
         rows.append({"arm": "without " + ", ".join(off), **fig.row(), "pays": kept})

@@ -1,40 +1,49 @@
-"""The board search's fallbacks as switches, and where each one's setting comes from.
+"""Which of the board search's fallbacks run: the proposers and refine steps switched on,
+and where that comes from.
 
-``BoardLocator`` starts from the board network's outline and its grid fit. Each
-fallback below was added for photos that once failed; ``training/fit_locator.py``
-switches each off in turn on the fitting seeds (never the bench seeds); a refiner
-(``border_moves``, ``line_refit``) stays on only where it pays (boards found, none a
-cell off), a last resort (``LAST_RESORT``) stays on whatever the ablation says. The board model's card records the
-result (``locate_fallbacks``) and ``BoardLocator`` loads it; a card without the entry
-(or no board model) keeps every fallback on.
+The board network's proposal (``proposers.Network``) always runs. Each fallback below
+was added for photos that once failed: four proposers that run only where nothing
+earlier proposed a grid that proved (``LAST_RESORT``), and two steps of the shared
+refine (``pipeline.refine``). ``training/fit_locator.py`` switches each off in turn on
+the fitting seeds (never the bench seeds); a refine step stays on only where it pays
+(boards found, none a cell off), a last resort stays on whatever the ablation says. The
+board model's card records the result (``locate_fallbacks.switches``: one true or
+false per name) and ``pipeline.BoardLocator`` loads it; a card without the entry (or
+no board model) keeps every fallback on.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 #: what each fallback does, in the order the search reaches them
 ABOUT = {
     "border_moves": "refine: a fit over bright table moved whole cells onto the board "
                     "(find_board.onto_the_board)",
-    "line_search": "propose: the classical line search when the network's fit is not "
-                   "clearly good (locate.locate)",
-    "line_refit": "refine: the line search's result fitted again from its corners "
-                  "(BoardLocator._refitted)",
+    "line_search": "propose: the classical line search (proposers.LineSearch, "
+                   "locate.locate)",
+    "line_refit": "refine: a grid not made by the grid fit (the line search's) fitted "
+                  "again from its corners (pipeline.refine)",
     "corner_moves": "propose: the network's outline with one corner moved whole cells "
-                    "(find_board.one_corner_off)",
+                    "(proposers.CornerMoves)",
     "mirrored": "propose: the network's outline of the mirrored frame "
-                "(find_board.mirrored_corners)",
-    "texture": "propose: fits from the textured region's outline (find_board.texture_fit)",
+                "(proposers.Mirrored)",
+    "texture": "propose: fits from the textured region's outline (proposers.Texture)",
 }
 
+#: every switch a card may name, in ``ABOUT``'s order
+NAMES = tuple(ABOUT)
 
-#: the fallbacks that run only where the board network's own fit did not stand (no
-#: board found yet, or only faint lines): they cost nothing on a board already found, and
-#: the fitting split, whose prints the network was trained on, cannot show what they are
-#: worth on a print it never saw. The ablation never switches these off (issue 60's
-#: rule); it may switch off only the refiners, which run on boards already found.
+#: the proposers among the fallbacks: they run only where the board network's own fit
+#: did not prove itself (no board found yet); they cost nothing on a board already
+#: found, and the fitting split, whose prints the network was trained on, cannot show
+#: what they are worth on a print it never saw. The ablation never switches these off
+#: (issue 60's rule); it may switch off only the refine steps, which run on every
+#: candidate.
 LAST_RESORT = ("line_search", "corner_moves", "mirrored", "texture")
+
+#: the refine steps among the fallbacks (``pipeline.refine``)
+REFINE_STEPS = ("border_moves", "line_refit")
 
 
 class FallbacksError(ValueError):
@@ -43,18 +52,35 @@ class FallbacksError(ValueError):
 
 @dataclass(frozen=True)
 class LocateFallbacks:
-    """Which of the board search's fallbacks run (see ``ABOUT``)."""
+    """The fallbacks switched on (names from ``NAMES``, in that order); every one by
+    default. ``name in fallbacks`` says whether one runs."""
 
-    border_moves: bool = True
-    line_search: bool = True
-    line_refit: bool = True
-    corner_moves: bool = True
-    mirrored: bool = True
-    texture: bool = True
+    on: tuple[str, ...] = NAMES
+
+    def __post_init__(self) -> None:
+        unknown = [n for n in self.on if n not in NAMES]
+        if unknown:
+            raise FallbacksError(f"unknown fallback {unknown[0]!r} "
+                                 f"(known: {', '.join(NAMES)})")
+        object.__setattr__(self, "on", tuple(n for n in NAMES if n in self.on))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.on
+
+    @staticmethod
+    def names() -> tuple[str, ...]:
+        return NAMES
+
+    @property
+    def proposers(self) -> tuple[str, ...]:
+        """The proposers switched on, in the order they run."""
+        return tuple(n for n in self.on if n in LAST_RESORT)
 
     @classmethod
-    def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))
+    def switched(cls, **switches: bool) -> LocateFallbacks:
+        """Every fallback on except those given False (``switched(texture=False)``)."""
+        cls._check(switches)
+        return cls(tuple(n for n in NAMES if switches.get(n, True)))
 
     @classmethod
     def from_card(cls, card: dict | None) -> LocateFallbacks:
@@ -66,24 +92,29 @@ class LocateFallbacks:
         switches = entry.get("switches") if isinstance(entry, dict) else None
         if not isinstance(switches, dict):
             raise FallbacksError("locate_fallbacks: no 'switches' object")
-        unknown = sorted(set(switches) - set(cls.names()))
+        return cls.switched(**switches)
+
+    @staticmethod
+    def _check(switches: dict) -> None:
+        unknown = sorted(set(switches) - set(NAMES))
         if unknown:
             raise FallbacksError(f"locate_fallbacks: unknown switch {unknown[0]!r} "
-                                 f"(known: {', '.join(cls.names())})")
+                                 f"(known: {', '.join(NAMES)})")
         for name, value in switches.items():
             if not isinstance(value, bool):
                 raise FallbacksError(f"locate_fallbacks.{name}: {value!r} is not "
                                      "true or false")
-        return cls(**switches)
 
     def without(self, name: str) -> LocateFallbacks:
-        """These switches with ``name`` off (the ablation's arms)."""
-        if name not in self.names():
+        """These fallbacks with ``name`` off (the ablation's arms)."""
+        if name not in NAMES:
             raise FallbacksError(f"no fallback {name!r}")
-        return LocateFallbacks(**{**asdict(self), name: False})
+        return LocateFallbacks(tuple(n for n in self.on if n != name))
 
     def as_dict(self) -> dict[str, bool]:
-        return asdict(self)
+        """One true or false per name (the card's ``locate_fallbacks.switches``)."""
+        return {n: n in self.on for n in NAMES}
 
 
-__all__ = ["ABOUT", "LAST_RESORT", "FallbacksError", "LocateFallbacks"]
+__all__ = ["ABOUT", "LAST_RESORT", "NAMES", "REFINE_STEPS", "FallbacksError",
+           "LocateFallbacks"]

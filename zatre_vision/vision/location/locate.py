@@ -271,7 +271,7 @@ def fit_model(grid_pts: np.ndarray, img_pts: np.ndarray, width: int, height: int
     return model, err < thresh_px
 
 
-def refine(img: np.ndarray, model: GridModel, rounds=ROUNDS
+def line_search_fit(img: np.ndarray, model: GridModel, rounds=ROUNDS
            ) -> tuple[GridModel, float, int] | None:
     """Fit the grid to the ridges near ``model``; returns model, score, inliers."""
     h, w = img.shape[:2]
@@ -443,8 +443,8 @@ def _rect_px(g: np.ndarray) -> np.ndarray:
     return (g - EXT[0]) * PPC - 0.5
 
 
-def refine_rect(grey: np.ndarray, model: GridModel, half: float, blur: bool = True
-                ) -> GridModel | None:
+def rectified_line_fit(grey: np.ndarray, model: GridModel, half: float, blur: bool = True
+                       ) -> GridModel | None:
     """Move every line sample to the strongest line evidence within ``half`` cell."""
     fv, fh = _rect_features(grey, model, blur)
     ts = np.arange(-half, half + 1e-9, 1.0 / PPC / 2)
@@ -572,19 +572,19 @@ def fit_grid(smooth: np.ndarray, ridge_img: np.ndarray, m0: GridModel, strategy:
     if strategy == "ridge":
         if m is None:
             return None
-        r = refine(ridge_img, m)
+        r = line_search_fit(ridge_img, m)
         if r is None:
             return None
         m = r[0]
     for half in (0.3, 0.15, 0.08) if strategy != "ridge" else (0.08,):
         if m is None:
             return None
-        m = refine_rect(smooth, m, half, blur=False)
+        m = rectified_line_fit(smooth, m, half, blur=False)
     if m is None:
         return None
     m = fix_layout(smooth, m, blur=False)
     if strategy != "ridge":
-        r = refine(ridge_img, m, rounds=POLISH_ROUNDS)
+        r = line_search_fit(ridge_img, m, rounds=POLISH_ROUNDS)
         if r is not None and r[2] >= MIN_POLISH_INLIERS:
             m = r[0]
     return m, line_contrast(smooth, m, blur=False)
@@ -683,7 +683,7 @@ def locate(image: np.ndarray, min_score: float = 0.6) -> LocateResult:
     for model, score in fits:
         if full is not None:
             model = GridModel(np.diag([w / sw, h / sh, 1.0]) @ model.homography, model.k, w, h)
-            r = refine(full, model, rounds=(0.12, 0.06))
+            r = line_search_fit(full, model, rounds=(0.12, 0.06))
             if r is not None and r[2] >= MIN_POLISH_INLIERS:
                 model = r[0]
         model = upright(model)

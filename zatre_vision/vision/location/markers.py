@@ -5,7 +5,7 @@ corners: id 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left (board uprigh
 logo top-left). Each marker's centre goes at ``MARKER_CENTRES`` in grid units: one
 cell outside the grid's outer corner along both axes (on the cardboard's corner area
 or just beyond it). Three or four found markers give the homography; the grid-line
-fit then refines it as for markerless location.
+fit then takes it to the lines as the classical search does (``locate.line_search_fit``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from ..geometry import GridModel
-from .locate import LocateResult, refine, to_grey
+from .locate import LocateResult, line_search_fit, to_grey
 
 MARKER_IDS = (0, 1, 2, 3)
 MARKER_CENTRES = np.array([[-1.0, -1.0], [16.0, -1.0], [16.0, 16.0], [-1.0, 16.0]], np.float64)
@@ -55,7 +55,7 @@ def locate_with_markers(image: np.ndarray, min_score: float = 0.3) -> LocateResu
     grey = to_grey(image)
     model = GridModel(np.asarray(h, np.float64), 0.0, grey.shape[1], grey.shape[0])
     img = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
-    r = refine(img, model)
+    r = line_search_fit(img, model)
     if r is None or r[1] < min_score:
         return LocateResult(model, 0.0 if r is None else r[1], 0)
     return LocateResult(r[0], r[1], r[2])
