@@ -14,19 +14,21 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..settings import Settings, knob
+
 #: Size the gate works at (width, height).
 GATE_SIZE = (80, 60)
 
 
 @dataclass(frozen=True)
-class MotionConfig:
-    #: Change of a gate pixel (0..1 of full scale) that counts as motion there.
-    pixel_threshold: float = 0.1
-    #: Isolated changed pixels (sensor noise, JPEG, a camera wobble on tile edges) are
-    #: dropped: motion must cover at least a 2 x 2 patch of the gate.
-    min_patch: int = 2
-    #: Motion is spread this many gate pixels around where it was seen.
-    grow: int = 2
+class MotionConfig(Settings):
+    pixel_threshold: float = knob(
+        0.1, 0.0, 1.0, "change of a gate pixel (0..1 of full scale) that counts as motion")
+    #: isolated changed pixels (sensor noise, JPEG, a camera wobble on tile edges) are
+    #: dropped: motion must cover at least a 2 x 2 patch of the gate
+    min_patch: int = knob(2, 1, 20, "side of the smallest patch of gate pixels that "
+                                    "counts as motion")
+    grow: int = knob(2, 0, 20, "gate pixels motion is spread around where it was seen")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import cv2
@@ -17,6 +17,7 @@ import numpy as np
 
 from ..camera.base import Frame
 from ..rules.board import cell_index, row_col
+from ..settings import Settings, knob, part
 from .motion import MotionConfig, MotionGate
 from .tracker import ALL_CELLS, Observation, TrackerConfig, TurnSink, TurnTracker
 
@@ -35,44 +36,32 @@ class CellReader(Protocol):
 
 
 @dataclass(frozen=True)
-class PipelineConfig:
-    motion: MotionConfig = field(default_factory=MotionConfig)
-    tracker: TrackerConfig = field(default_factory=TrackerConfig)
-    #: Frames in a row without a board before the board counts as lost (bumped or
-    #: covered); the game state is kept and tracking resumes when it is found again.
-    lost_after: int = 3
-    #: Skip reading frames where more than this fraction of the image moved (an arm
-    #: sweeping over the table): nothing useful can be read, and it saves the CPU.
-    skip_read_above: float = 0.5
-    #: Reads in a row that the reader could not read (``doubtful_frame``: too blurred or
-    #: badly lit, so no tile was taken) before the picture counts as unreadable
-    #: (``LivePipeline.unreadable``, shown as the camera's state).
-    unreadable_after: int = 3
-    #: A cell the reader is unsure of (no hand over it) surely holds a tile, its value
-    #: unread, when the network gives the tile classes together at least this share of
-    #: "tile or empty" (``Observation.sure_tiles``).
-    tile_sure: float = 0.9
-    #: A cell read empty whose tile classes still take at least this share of "tile or
-    #: empty" is a doubtful empty (``Observation.doubtful_empty``): an unknown tile
-    #: style read as empty now and then (0.5 to 0.66 on the benchmark's held-out tiles;
-    #: bare cells 0.03 to 0.07). It does not free a cell an ended turn waits for.
-    empty_doubt: float = 0.3
-    #: Cells the reader is unsure of with no hand over them, in the median read of the
-    #: last ``many_unsure_s`` seconds, from which on the table is told that the reader
-    #: does not know these tiles (``LivePipeline.unsure_style``).
-    many_unsure: int = 4
-    many_unsure_s: float = 20.0
-
-    def __post_init__(self) -> None:
-        if not 0.05 <= self.empty_doubt <= 0.95:
-            raise ValueError(f"PipelineConfig.empty_doubt must be within 0.05..0.95, not {self.empty_doubt}")
-        if not 0.5 <= self.tile_sure <= 1.0:
-            raise ValueError(f"PipelineConfig.tile_sure must be within 0.5..1, not {self.tile_sure}")
-        if not 1 <= self.many_unsure <= 193:
-            raise ValueError(f"PipelineConfig.many_unsure must be within 1..193, not {self.many_unsure}")
-        if not 1.0 <= self.many_unsure_s <= 600.0:
-            raise ValueError("PipelineConfig.many_unsure_s must be within 1..600 s, "
-                             f"not {self.many_unsure_s}")
+class PipelineConfig(Settings):
+    motion: MotionConfig = part(MotionConfig, "the stillness gate (motion.py)")
+    tracker: TrackerConfig = part(TrackerConfig, "turns from settled reads (tracker.py)")
+    #: the game state is kept and tracking resumes when the board is found again
+    lost_after: int = knob(3, 1, 1000, "frames in a row without a board before the board "
+                           "counts as lost (bumped or covered)")
+    #: an arm sweeping over the table: nothing useful can be read, and it saves the CPU
+    skip_read_above: float = knob(0.5, 0.0, 1.0, "share of the image moved above which a "
+                                  "frame is not read")
+    #: ``doubtful_frame``: too blurred or badly lit, so no tile was taken; shown as the
+    #: camera's state (``LivePipeline.unreadable``)
+    unreadable_after: int = knob(3, 1, 1000, "reads in a row the reader could not read "
+                                 "before the picture counts as unreadable")
+    #: ``Observation.sure_tiles``
+    tile_sure: float = knob(0.9, 0.5, 1.0, "share of \"tile or empty\" the tile classes "
+                            "need for an unsure cell (no hand) to surely hold a tile")
+    #: ``Observation.doubtful_empty``: an unknown tile style read as empty now and then
+    #: (0.5 to 0.66 on the benchmark's held-out tiles; bare cells 0.03 to 0.07). It
+    #: does not free a cell an ended turn waits for.
+    empty_doubt: float = knob(0.3, 0.05, 0.95, "share of \"tile or empty\" the tile "
+                              "classes keep on a cell read empty that makes it doubtful")
+    #: ``LivePipeline.unsure_style``
+    many_unsure: int = knob(4, 1, 193, "unsure cells with no hand over them, in the median "
+                            "read of many_unsure_s, from which the table is told the "
+                            "reader does not know these tiles")
+    many_unsure_s: float = knob(20.0, 1.0, 600.0, "seconds of reads many_unsure looks at")
 
 
 @dataclass

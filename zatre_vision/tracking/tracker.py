@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from ..rules.board import all_cell_names
+from ..settings import Settings, knob, part
 from .votes import CellVotes, VoteConfig
 
 ALL_CELLS = tuple(all_cell_names())
@@ -136,23 +137,16 @@ class BoardTurnSink(Protocol):
 
 
 @dataclass(frozen=True)
-class TrackerConfig:
-    votes: VoteConfig = field(default_factory=VoteConfig)
-    #: The board must be still this long (no motion, no hand) before an automatic commit.
-    commit_still_s: float = 0.35
-    #: An ``end_turn`` with nothing new this soon after an automatic commit confirms it.
-    confirm_window_s: float = 4.0
-    #: An ``end_turn`` whose board had cells it could not tell (a tile still settling or
-    #: under the hand) waits quietly this long for them before the table is told which
-    #: cells it waits for (``waiting_turn``). It never commits without them. While the
-    #: board cannot be seen or read the wait counts from the first frame read again.
-    end_wait_s: float = 2.0
-
-    def __post_init__(self) -> None:
-        for name in ("commit_still_s", "confirm_window_s", "end_wait_s"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 60.0:
-                raise ValueError(f"TrackerConfig.{name} must be within 0..60 s, not {value}")
+class TrackerConfig(Settings):
+    votes: VoteConfig = part(VoteConfig, "per-cell votes over still frames")
+    commit_still_s: float = knob(0.35, 0.0, 60.0, "seconds the board must be still (no "
+                                 "motion, no hand) before an automatic commit")
+    confirm_window_s: float = knob(4.0, 0.0, 60.0, "seconds after an automatic commit in "
+                                   "which an end_turn with nothing new confirms it")
+    #: it never commits without them; while the board cannot be seen or read the wait
+    #: counts from the first frame read again
+    end_wait_s: float = knob(2.0, 0.0, 60.0, "seconds an ended turn with cells it could not "
+                             "tell waits for them before the table is told which")
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,20 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..settings import Settings, SettingsError, knob
+
 
 @dataclass(frozen=True)
-class VoteConfig:
-    #: Reads kept per cell.
-    window: int = 4
-    #: Agreeing reads in a row before a cell's value counts ("two settled reads").
-    settle: int = 2
+class VoteConfig(Settings):
+    window: int = knob(4, 1, 100, "reads kept per cell")
+    settle: int = knob(2, 1, 100, "agreeing reads in a row before a cell's value counts "
+                                  "(\"two settled reads\")")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.settle > self.window:
+            raise SettingsError(f"VoteConfig.settle = {self.settle} is more than the "
+                                f"{self.window} reads kept (window): no cell would settle")
 
 
 class CellVotes:

@@ -37,7 +37,7 @@ whole move explains the evidence best (``Scorer.likeliest``), and the proof name
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -45,6 +45,7 @@ import numpy as np
 
 from ...board_prints import PrintProfile
 from ...rules.board import CELLS, LIGHT, row_col
+from ...settings import Settings, knob, part
 from ..geometry import GridModel, smoothed_for_sampling
 from .grid_fit import shifted
 
@@ -69,39 +70,44 @@ PRINT_ZONES = ((-1.0, -1.0, 4.0, 1.0), (13.0, 12.0, 16.0, 16.0), (12.0, -1.0, 16
                (-1.0, 15.0, 10.0, 16.0))
 
 
+def _chance(default: float, about: str) -> float:
+    """A probability of the proof's model: never 0 or 1, whose log would be infinite."""
+    return knob(default, 0.001, 0.999, about)
+
+
 @dataclass(frozen=True)
-class Likelihoods:
+class Likelihoods(Settings):
     """How likely each kind of lattice position shows bright, and each kind of segment
     shows a line's ridge (unknown: beyond the cardboard, the table)."""
 
-    bright_light: float = 0.9     # a light x2 cell: bare (light) or a tile on it
-    bright_cell: float = 0.5      # a dark cell: bare, or a tile
-    bright_border: float = 0.04   # the border and cut corners: no tile lies there
-    #: the border of a print whose border is bright (``PrintExpectation.border_bright``)
-    bright_border_bright: float = 0.9
-    bright_unknown: float = 0.5
-    ridge_line: float = 0.85      # a cell's edge between dark sides: a line shows
-    ridge_none: float = 0.04      # no line printed there
-    ridge_unknown: float = 0.2
+    bright_light: float = _chance(0.9, "a light x2 cell (bare, or a tile on it) shows bright")
+    bright_cell: float = _chance(0.5, "a dark cell (bare, or a tile) shows bright")
+    bright_border: float = _chance(0.04, "the border and cut corners (no tile lies there) "
+                                   "show bright")
+    bright_border_bright: float = _chance(0.9, "the border of a print whose border is "
+                                          "bright (PrintExpectation.border_bright) shows "
+                                          "bright")
+    bright_unknown: float = _chance(0.5, "beyond the cardboard (the table) shows bright")
+    ridge_line: float = _chance(0.85, "a cell's edge between dark sides shows a line")
+    ridge_none: float = _chance(0.04, "a ridge shows where no line is printed")
+    ridge_unknown: float = _chance(0.2, "a ridge shows beyond the cardboard")
 
 
 @dataclass(frozen=True)
-class ProofConfig:
-    #: a fit must beat each move by this log-likelihood (nats)
-    min_margin: float = 6.0
-    #: and at least this many pieces of evidence must tell it from each one-cell move
-    min_evidence: int = 12
-    #: a move that beats the fit by ``min_margin`` is taken instead, at most this often
-    max_moves: int = 2
-    #: a cell's middle from this brightness (board bright level 1) counts as bright ...
-    bright_from: float = 0.35
-    #: ... fully from this much more
-    bright_ramp: float = 0.3
-    #: a segment whose line stands this far above both sides counts as a ridge ...
-    ridge_from: float = 0.04
-    #: ... fully from this much more
-    ridge_ramp: float = 0.12
-    likelihoods: Likelihoods = field(default_factory=Likelihoods)
+class ProofConfig(Settings):
+    min_margin: float = knob(6.0, 0.0, 100.0, "log-likelihood (nats) by which a fit must "
+                             "beat each move")
+    min_evidence: int = knob(12, 0, 1000, "pieces of evidence that must tell a fit from "
+                             "each one-cell move")
+    max_moves: int = knob(2, 0, 10, "times at most a move that beats the fit by "
+                          "min_margin is taken instead")
+    bright_from: float = knob(0.35, 0.0, 2.0, "brightness (board bright level 1) from "
+                              "which a cell's middle counts as bright ...")
+    bright_ramp: float = knob(0.3, 0.001, 2.0, "... fully from this much more")
+    ridge_from: float = knob(0.04, 0.0, 1.0, "height above both sides from which a "
+                             "segment's line counts as a ridge ...")
+    ridge_ramp: float = knob(0.12, 0.001, 1.0, "... fully from this much more")
+    likelihoods: Likelihoods = part(Likelihoods, "the proof's model of a board")
 
 
 @dataclass(frozen=True)
