@@ -74,13 +74,3 @@ def reader():
 #: tested on the real photos that showed them, and the adaptation on a tile set it
 #: cannot read; the network that replaced it reads those photos without them
 OLD_NETWORK = Path(__file__).parent / "data" / "pips-before-issue60.onnx"
-
-
-@pytest.fixture(scope="session")
-def rules_reader():
-    """The reader with the decision's rules at their defaults (``ReaderConfig()``, the
-    module constants the tests name), whatever numbers the committed model's card has
-    fitted: for tests of the rules, not of the fitted values."""
-    from zatre_vision.vision.reader import BoardReader, ReaderConfig
-
-    return BoardReader(config=ReaderConfig())

@@ -93,8 +93,10 @@ def test_the_reader_takes_its_decision_and_calibration_from_the_models_card(tmp_
     assert reader.config.min_confidence == 0.83
     assert reader.config.pass_beside_hand is False
     assert reader.classifier.calibration == cal
-    # an explicit keyword still wins over the card
-    assert BoardReader(model, min_confidence=0.6).config.min_confidence == 0.6
+    # an explicit config wins over the card, whole
+    given = BoardReader(model, config=ReaderConfig(min_confidence=0.6))
+    assert given.config == ReaderConfig(min_confidence=0.6)
+    assert given.config.pass_beside_hand is True
     # the committed model's reader is the one its card describes
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     assert BoardReader().config == ReaderConfig.from_card(card)
