@@ -9,7 +9,11 @@ calibration, glare on glossy tiles, casts, dim light and its noise, slight motio
 hands and the grid at the frame's edge. Its seeds (``seeds.FIT_SEEDS``) are never a
 benchmark's, and held-out tile styles and prints are never drawn.
 
-Steps, each on the same located boards (the reader's own fit, proved against the print):
+Steps, each on the same located boards (the reader's own fit, proved against the print).
+Each candidate config is weighed by the reader's own decision
+(``vision.reading.decide.decide``) on evidence measured once per photo and calibration
+(``vision.reading.measure``: the moved readings of every cell any config may ask about),
+so the fit and the live reader cannot drift apart:
 1. **calibration**: a temperature per cell kind and a log prior per class, by maximum
    likelihood over every cell of every board fitted within half a cell
    (``vision/reading/calibrated.py``);
