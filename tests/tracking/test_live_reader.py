@@ -5,8 +5,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from zatre_vision.tracking.live_reader import LiveBoardReader
+from zatre_vision.tracking.live_reader import LIVE_VETO_CONFIDENCE, LiveBoardReader
 from zatre_vision.vision.location.calibration import CalibrationError
+from zatre_vision.vision.reader import ReaderConfig
 
 
 class ShapeBoundReader:
@@ -16,6 +17,7 @@ class ShapeBoundReader:
     def __init__(self):
         self.calibration = None
         self.searches = 0
+        self.config = ReaderConfig()
 
     def read(self, image):
         if self.calibration is not None:
@@ -29,6 +31,8 @@ class ShapeBoundReader:
 def test_a_new_frame_shape_drops_the_kept_fit_and_searches():
     inner = ShapeBoundReader()
     live = LiveBoardReader(inner)
+    # the live pipeline's own veto bar, set through the reader's config
+    assert inner.config == ReaderConfig(veto_confidence=LIVE_VETO_CONFIDENCE)
     inner.calibration = "960x720"           # a fit kept from the first frames
     assert live.read("960x720").source == "calibration"
     result = live.read("960x600")           # the camera came back cropped

@@ -82,12 +82,3 @@ OLD_NETWORK = Path(__file__).parent / "data" / "pips-before-issue60.onnx"
 #: replaced it places those boards itself
 OLD_BOARD_NETWORK = Path(__file__).parent / "data" / "board-before-issue61.onnx"
 
-
-@pytest.fixture(scope="session")
-def rules_reader():
-    """The reader with the decision's rules at their defaults (``ReaderConfig()``, the
-    module constants the tests name), whatever numbers the committed model's card has
-    fitted: for tests of the rules, not of the fitted values."""
-    from zatre_vision.vision.reader import BoardReader, ReaderConfig
-
-    return BoardReader(config=ReaderConfig())

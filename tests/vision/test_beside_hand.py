@@ -1,4 +1,5 @@
-"""Uncertain cells at a hand's edge read from crops moved away from it (``beside_hand``).
+"""Uncertain cells at a hand's edge read from crops moved away from it (measured by
+``measure.with_rereads``, weighed by ``decide.beside_hand``).
 
 A cell a hand covers only in part is visible, and its value is the truth; the network
 calls most such cells occluded. Crops moved 4-6 pixels away from the hand no longer
@@ -19,23 +20,23 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.reader import (
-    BESIDE_HAND_AGREE,
-    BESIDE_HAND_CLEAR_BELOW,
-    BESIDE_HAND_FAR,
-    BESIDE_HAND_SHIFTS,
-    BESIDE_HAND_SURE,
-    BoardReader,
-)
+from zatre_vision.vision.reader import BoardReader
 from zatre_vision.vision.reading.cell_evidence import at_hand
 from zatre_vision.vision.reading.cells import CROP, SIDE
 from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
+from zatre_vision.vision.reading.decide import Photo, beside_hand, rereads_wanted
+from zatre_vision.vision.reading.measure import beside_hand_shifts, with_rereads
 from zatre_vision.vision.reading.read_result import ReadResult, settle
 
-from .cell_probs import prob_row
+from .cell_probs import RULES, cell_probs, evidence, prob_row
 from .conftest import OLD_BOARD_NETWORK
 
-MOVES = len(BESIDE_HAND_SHIFTS)
+NEAR_SHIFTS, FAR_SHIFTS = beside_hand_shifts(RULES)
+MOVES = len(NEAR_SHIFTS) + len(FAR_SHIFTS)
+BESIDE_HAND_FAR = len(FAR_SHIFTS)
+BESIDE_HAND_AGREE, BESIDE_HAND_SURE = RULES.beside_hand_agree, RULES.beside_hand_sure
+BESIDE_HAND_CLEAR_BELOW = RULES.beside_hand_clear_below
+NONE = np.zeros(0, np.intp)
 #: a hand over G7 and H7 (a patch of two occluded calls); F7 and F8 touch G7
 HAND = ["G7", "H7"]
 F7, F8 = CELL_NAMES.index("F7"), CELL_NAMES.index("F8")
@@ -43,9 +44,9 @@ DARK = next(n for n in ("F7", "F6", "F8") if not IS_LIGHT[CELL_NAMES.index(n)])
 
 
 class ScriptedClassifier:
-    """Answers each moved crop of a cell with the row scripted for that move (in the
-    order of BESIDE_HAND_SHIFTS: the moves of 5 and 6 pixels come in one call, those of
-    4 pixels in a second one)."""
+    """Answers each moved crop of a cell with the row scripted for that move (the moves
+    of 4 pixels first, then those of 5 and 6: the moves of 5 and 6 pixels come in one
+    call, those of 4 pixels in a second one)."""
 
     def __init__(self, moves: dict[int, list[np.ndarray]]):
         self.moves = moves
@@ -61,10 +62,26 @@ class ScriptedClassifier:
                          for k, c in enumerate(cells)])
 
 
-def _reader(moves: dict[int, list[np.ndarray]]) -> tuple[BoardReader, ScriptedClassifier]:
-    reader = object.__new__(BoardReader)  # no models: the classifier is scripted
-    reader.classifier = ScriptedClassifier(moves)
-    return reader, reader.classifier
+class BesideHand:
+    """The reading beside a hand as the reader runs it, with a scripted network: the
+    cells ``rereads_wanted`` names measured from moved crops (``with_rereads``), then
+    weighed (``decide.beside_hand``)."""
+
+    def __init__(self, classifier: ScriptedClassifier):
+        self.classifier = classifier
+
+    def beside_hand(self, board: np.ndarray, result: ReadResult, blurred: bool,
+                    sharp_clear: bool) -> ReadResult:
+        photo = Photo(blurred=blurred, clear=sharp_clear, streaked=False)
+        _, cells = rereads_wanted(result, photo, RULES)
+        measured = with_rereads(BLANK, self.classifier, board, NONE, cells, RULES)
+        beside_hand(result, measured, photo, RULES)
+        return result
+
+
+def _reader(moves: dict[int, list[np.ndarray]]) -> tuple[BesideHand, ScriptedClassifier]:
+    classifier = ScriptedClassifier(moves)   # no models: the network is scripted
+    return BesideHand(classifier), classifier
 
 
 def _result(uncertain: list[str], own: dict[str, np.ndarray], occluded: list[str] = HAND,
@@ -82,6 +99,8 @@ def _result(uncertain: list[str], own: dict[str, np.ndarray], occluded: list[str
 
 
 BOARD = np.ones((SIDE, SIDE), np.float32)
+#: the rest of a board's evidence, which the reading beside a hand does not weigh
+BLANK = evidence(np.ones((len(CELL_NAMES), CROP, CROP), np.float32), cell_probs({}))
 #: the cell's own reading: mostly "occluded", a three the best of the rest
 EDGE_3 = prob_row(occluded=0.7, _3=0.2, _2=0.1)
 HIDDEN = prob_row(occluded=0.99, _3=0.01)
@@ -256,7 +275,7 @@ def hand_photo() -> tuple[np.ndarray, dict]:
     return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
 
 
-def test_cells_at_a_real_hands_edge_are_read(hand_photo, monkeypatch):
+def test_cells_at_a_real_hands_edge_are_read(hand_photo):
     """The committed reader reads every visible cell of a real hand photo right, leaving
     only cells under the hand uncertain. With a stricter bar (the network's doubt at the
     hand's edge shows: ``min_confidence`` 0.95), cells at the hand's edge are doubted,
@@ -283,7 +302,7 @@ def test_cells_at_a_real_hands_edge_are_read(hand_photo, monkeypatch):
     assert set(res.beside_hand) & partly
     assert {n: res.cells.get(n, 0) for n in visible} == visible
     # without it the hand's edge stays uncertain
-    monkeypatch.setattr(BoardReader, "beside_hand", lambda self, board, result, **kw: result)
-    plain = BoardReader(config=strict, board_model_path=OLD_BOARD_NETWORK).read(img)
+    plain = BoardReader(config=replace(strict, pass_beside_hand=False),
+                        board_model_path=OLD_BOARD_NETWORK).read(img)
     assert set(res.beside_hand) <= set(plain.uncertain)
     assert set(plain.uncertain) - hidden

@@ -1,4 +1,4 @@
-"""A frame on which the network doubts DOUBTFUL_FRAME cells or more (left uncertain, not
+"""A frame on which the network doubts ``doubtful_frame`` cells or more (left uncertain, not
 called occluded) reports no cell as read: on such frames about one in twenty of the
 readings it is sure of is wrong, and dark cells read empty there are often tiles of a
 board fitted a cell off. Hands (occluded calls) do not make a frame doubtful."""
@@ -8,44 +8,38 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.reader import (
-    BRIGHT_EMPTY_BELOW,
-    DOUBTFUL_FRAME,
-    MIN_CONFIDENCE,
-    TILE_FACE_BRIGHT,
-    BoardReader,
-    ReaderConfig,
-)
-from zatre_vision.vision.reading.cell_evidence import TILE_BRIGHT
 from zatre_vision.vision.reading.classify import OCCLUDED
 
-from .cell_probs import DARK, TILE, cell_probs, frame_with_doubts, grained_dark_crops
+from .cell_probs import (
+    DARK,
+    RULES,
+    TILE,
+    cell_probs,
+    decided,
+    frame_with_doubts,
+    grained_dark_crops,
+)
 
 N = len(CELL_NAMES)
+#: the decision's rules at their defaults (``ReaderConfig()``), whatever numbers the
+#: committed model's card has fitted: the tests pin the rules, not the fitted values
+DOUBTFUL_FRAME = RULES.doubtful_frame
+TILE_BRIGHT, TILE_FACE_BRIGHT = RULES.tile_bright, RULES.tile_face_bright
 
 
-@pytest.fixture(scope="module")
-def reader():
-    """The decision's rules at their defaults (``ReaderConfig()``, the constants these
-    tests name), whatever numbers the committed model's card has fitted: the tests pin
-    the rules, not the fitted values."""
-    return BoardReader(config=ReaderConfig())
-
-
-def test_a_few_doubtful_cells_leave_the_other_readings_alone(reader):
-    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME - 1))
+def test_a_few_doubtful_cells_leave_the_other_readings_alone():
+    res = decided(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME - 1))
     assert not res.doubtful_frame
     assert res.cells == {CELL_NAMES[TILE]: 4}
     assert set(res.uncertain) == {CELL_NAMES[i] for i in DARK[:DOUBTFUL_FRAME - 1]}
 
 
-def test_a_doubtful_frame_reports_no_cell_as_read(reader):
-    res = reader.decide(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME))
+def test_a_doubtful_frame_reports_no_cell_as_read():
+    res = decided(grained_dark_crops(), frame_with_doubts(DOUBTFUL_FRAME))
     assert res.doubtful_frame
     assert res.cells == {}
     # the sure tile, the light x2 cells and the bare dark cells alike: nothing is
@@ -56,10 +50,10 @@ def test_a_doubtful_frame_reports_no_cell_as_read(reader):
     assert res.classes[TILE] == 4
 
 
-def test_a_hand_does_not_make_a_frame_doubtful(reader):
+def test_a_hand_does_not_make_a_frame_doubtful():
     # a hand: a block of occluded calls (more than DOUBTFUL_FRAME of them)
     hand = frame_with_doubts(DOUBTFUL_FRAME + 5, {OCCLUDED: 0.99, 0: 0.01})
-    res = reader.decide(grained_dark_crops(), hand)
+    res = decided(grained_dark_crops(), hand)
     assert not res.doubtful_frame
     assert len(res.occluded) == DOUBTFUL_FRAME + 5
     assert res.cells == {CELL_NAMES[TILE]: 4}
@@ -84,15 +78,11 @@ def _random_probs(draw_seed: int, doubtful: int) -> np.ndarray:
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.integers(0, 25))
-def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
+def test_the_rule_only_takes_readings_away(seed, doubtful):
     crops, probs = grained_dark_crops(), _random_probs(seed, doubtful)
-    res = reader.decide(crops, probs)
-    saved = reader.config
-    try:   # the same reader with the rule off: a config, not a patched constant
-        reader.config = replace(saved, doubtful_frame=193)
-        plain = reader.decide(crops, probs)
-    finally:
-        reader.config = saved
+    res = decided(crops, probs)
+    # the same decision with the rule off: a config, not a patched constant
+    plain = decided(crops, probs, replace(RULES, doubtful_frame=193))
     assert not plain.doubtful_frame
     # nothing reported that the plain decision did not report, with the same value
     assert res.cells.items() <= plain.cells.items()
@@ -108,57 +98,58 @@ def test_the_rule_only_takes_readings_away(reader, seed, doubtful):
 
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0.3, 0.99))
-def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(reader, empty):
+def test_a_bright_dark_cell_read_empty_is_uncertain_only_below_the_bar(empty):
     """A dark cell the network reads empty whose middle is bright like a tile (blur,
     glare, bright marble on an overexposed photo) is uncertain below
-    BRIGHT_EMPTY_BELOW of "empty", and empty from it on."""
+    ``bright_empty_below`` of "empty", and empty from it on."""
     cell = int(DARK[5])
     crops = grained_dark_crops()
     crops[cell] = 0.8
     probs = cell_probs({cell: {0: empty, 3: 1.0 - empty}})
-    res = reader.decide(crops, probs)
+    res = decided(crops, probs)
     name = CELL_NAMES[cell]
     seen = float(probs[cell, 0])   # as the reader sees it (float32: 0.7 is 0.69999999)
-    assert (name in res.uncertain) == (seen < BRIGHT_EMPTY_BELOW or seen < MIN_CONFIDENCE)
+    assert (name in res.uncertain) == (seen < RULES.bright_empty_below
+                                      or seen < RULES.min_confidence)
     assert name not in res.cells
 
 
-def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame(reader):
+def test_bright_cells_taken_as_empty_still_count_towards_a_doubtful_frame():
     bright = DARK[:DOUBTFUL_FRAME]
     crops = grained_dark_crops()
     crops[bright] = 0.8
     rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
     rows[TILE] = {4: 0.97, 0: 0.03}
-    res = reader.decide(crops, cell_probs(rows))
+    res = decided(crops, cell_probs(rows))
     assert res.doubtful_frame and res.cells == {}
     # one fewer: the frame is read, and the bright cells are empty
     crops[bright[0]] = 0.3
-    res = reader.decide(crops, cell_probs(rows))
+    res = decided(crops, cell_probs(rows))
     assert not res.doubtful_frame
     assert res.cells == {CELL_NAMES[TILE]: 4} and res.uncertain == []
 
 
-def test_on_a_sharp_photo_bright_marble_is_empty_but_still_a_doubt_about_the_frame(reader):
+def test_on_a_sharp_photo_bright_marble_is_empty_but_still_a_doubt_about_the_frame():
     """On a clearly sharp photo a dark cell read empty is doubted as bright like a tile
-    only when its middle is as even as a tile's face (TILE_FACE_BRIGHT): bright marble,
-    three quarters of it between TILE_BRIGHT and that, is empty there. Such cells still
+    only when its middle is as even as a tile's face (``tile_face_bright``): bright
+    marble, three quarters of it between ``tile_bright`` and that, is empty there. Such cells still
     count towards a doubtful frame."""
     cell = int(DARK[5])
     crops = grained_dark_crops()
     crops[cell] = (TILE_BRIGHT + TILE_FACE_BRIGHT) / 2   # marble: bright, not a tile's face
     name = CELL_NAMES[cell]
-    # not clearly sharp: "empty" 0.6, sure enough but below BRIGHT_EMPTY_BELOW
-    assert name in reader.decide(crops, cell_probs({cell: {0: 0.6, 3: 0.4}})).uncertain
-    # clearly sharp: "empty" 0.3 is raised to 0.63 there (EMPTY_ODDS_SHARP), the same case
+    # not clearly sharp: "empty" 0.6, sure enough but below ``bright_empty_below``
+    assert name in decided(crops, cell_probs({cell: {0: 0.6, 3: 0.4}})).uncertain
+    # clearly sharp: "empty" 0.3 is raised to 0.63 there (``empty_odds_sharp``), the same case
     probs = cell_probs({cell: {0: 0.3, 3: 0.7}})
-    sharp = reader.decide(crops, probs, clear=True)
+    sharp = decided(crops, probs, clear=True)
     assert name not in sharp.uncertain and name not in sharp.cells  # empty
     crops[cell] = 0.95                                              # a tile's face
-    assert name in reader.decide(crops, probs, clear=True).uncertain
+    assert name in decided(crops, probs, clear=True).uncertain
 
     bright = DARK[:DOUBTFUL_FRAME]
     crops = grained_dark_crops()
     crops[bright] = (TILE_BRIGHT + TILE_FACE_BRIGHT) / 2
     rows = {int(i): {0: 0.9, 3: 0.1} for i in bright}
     rows[TILE] = {4: 0.97, 0: 0.03}
-    assert reader.decide(crops, cell_probs(rows), clear=True).doubtful_frame
+    assert decided(crops, cell_probs(rows), clear=True).doubtful_frame

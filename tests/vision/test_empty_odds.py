@@ -1,5 +1,5 @@
 """On a clearly sharp photo a dark cell's odds of "empty" are raised
-(``reader.EMPTY_ODDS_SHARP``): training under-weights empty cells, so bare cells at a
+(``ReaderConfig.empty_odds_sharp``): training under-weights empty cells, so bare cells at a
 hand's edge were called occluded. Light x2 cells and blurred photos are left alone."""
 
 from __future__ import annotations
@@ -12,14 +12,16 @@ from hypothesis.extra import numpy as hnp
 
 from zatre_vision.vision import reader as reader_module
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.reader import CLEAR_SHARPNESS, EMPTY_ODDS_SHARP, SHARP_ENOUGH
 from zatre_vision.vision.reading.cell_evidence import TOUCHING, empty_odds_raised
 from zatre_vision.vision.reading.cells import CROP
 from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
+from zatre_vision.vision.reading.decide import Photo
 
+from .cell_probs import RULES, decided
 from .cell_probs import cell_probs as _probs
 
 N = len(CELL_NAMES)
+EMPTY_ODDS_SHARP = RULES.empty_odds_sharp
 DARK_CROPS = np.full((N, CROP, CROP), 0.2, np.float32)
 #: unsure between "occluded" and "empty", as at a hand's edge
 EDGE = {OCCLUDED: 0.6, 0: 0.38, 3: 0.02}
@@ -66,30 +68,32 @@ def test_raised_odds_keep_rows_whole_and_touch_only_the_empty_class_of_dark_cell
 
 def test_a_dark_cell_at_a_hands_edge_is_read_empty_on_a_clear_photo(reader):
     under, edge, probs = _patch(edge_light=False)
-    plain = reader.decide(DARK_CROPS, probs)
+    plain = decided(DARK_CROPS, probs, reader.config)
     assert CELL_NAMES[edge] in plain.occluded   # called occluded, as before
-    clear = reader.decide(DARK_CROPS, probs, clear=True)
+    clear = decided(DARK_CROPS, probs, reader.config, clear=True)
     assert CELL_NAMES[edge] not in clear.uncertain and clear.classes[edge] == 0
     assert {CELL_NAMES[j] for j in under} <= set(clear.occluded)  # the hand stays
 
 
 def test_a_light_cell_at_a_hands_edge_stays_occluded_on_a_clear_photo(reader):
     _, edge, probs = _patch(edge_light=True)
-    res = reader.decide(DARK_CROPS, probs, clear=True)
+    res = decided(DARK_CROPS, probs, reader.config, clear=True)
     assert CELL_NAMES[edge] in res.occluded and CELL_NAMES[edge] in res.uncertain
 
 
 def test_read_raises_the_odds_only_on_a_clearly_sharp_photo(photos, reader, monkeypatch):
     seen = []
-    decide = reader_module.BoardReader.decide
+    decide = reader_module.decide
 
-    def spy(self, cr, probs, blurred=False, clear=False):
-        seen.append((blurred, clear))
-        return decide(self, cr, probs, blurred=blurred, clear=clear)
+    def spy(evidence, config):
+        photo = Photo.of(evidence, config)
+        seen.append((photo.blurred, photo.clear))
+        return decide(evidence, config)
 
-    monkeypatch.setattr(reader_module.BoardReader, "decide", spy)
+    monkeypatch.setattr(reader_module, "decide", spy)
+    cfg = reader.config
     sharp = reader.read(cv2.imread(str(photos["full"][0])))
-    assert sharp.sharpness >= CLEAR_SHARPNESS and seen[-1] == (False, True)
+    assert sharp.sharpness >= cfg.clear_sharpness and seen[-1] == (False, True)
     middling = reader.read(cv2.imread(str(photos["some"][0])))
-    assert SHARP_ENOUGH <= middling.sharpness < CLEAR_SHARPNESS
+    assert cfg.sharp_enough <= middling.sharpness < cfg.clear_sharpness
     assert seen[-1] == (False, False)

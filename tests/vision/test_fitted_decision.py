@@ -93,8 +93,10 @@ def test_the_reader_takes_its_decision_and_calibration_from_the_models_card(tmp_
     assert reader.config.min_confidence == 0.83
     assert reader.config.pass_beside_hand is False
     assert reader.classifier.calibration == cal
-    # an explicit keyword still wins over the card
-    assert BoardReader(model, min_confidence=0.6).config.min_confidence == 0.6
+    # an explicit config wins over the card, whole
+    given = BoardReader(model, config=ReaderConfig(min_confidence=0.6))
+    assert given.config == ReaderConfig(min_confidence=0.6)
+    assert given.config.pass_beside_hand is True
     # the committed model's reader is the one its card describes
     card = json.loads(DEFAULT_MODEL.with_suffix(".onnx.json").read_text())
     assert BoardReader().config == ReaderConfig.from_card(card)
@@ -191,3 +193,39 @@ def test_the_fit_refuses_bad_settings_in_one_line_before_any_work(args, message,
     assert fit_reader.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
+
+
+def test_the_fit_weighs_a_config_as_the_live_reader_reads(photos, reader):
+    """``fit_reader`` measures each photo once, with the moved readings of every cell
+    any config may ask about, and calls the reader's own ``decide`` for each candidate;
+    the live reader measures only the cells its config asks about. On a real photo
+    with a hand, each config's result is the same either way."""
+    import cv2
+
+    from zatre_vision.vision.reading.decide import cells_any_config_may_reread, decide
+    from zatre_vision.vision.reading.measure import with_rereads
+
+    img = cv2.imread(str(photos["hand"][0]))
+    located = reader.locate(img)
+    board = located.board.reading.board
+    strict = replace(reader.config, min_confidence=0.97, doubtful_frame=193)
+    settled = 0
+    for config in (reader.config, ReaderConfig(), strict,
+                   replace(strict, pass_recentred=False)):
+        live = _with_config(reader, config).measure(img, located)
+        recentre, beside_hand = cells_any_config_may_reread(live)
+        fit = with_rereads(live, reader.classifier, board, recentre, beside_hand, config)
+        a, b = decide(live, config), decide(fit, config)
+        assert (a.cells, a.uncertain, a.occluded, a.recentred, a.beside_hand) == (
+            b.cells, b.uncertain, b.occluded, b.recentred, b.beside_hand)
+        settled += len(a.recentred) + len(a.beside_hand)
+    assert settled, "the strict configs leave cells for the passes to settle"
+
+
+def _with_config(reader, config):
+    """``reader`` as seen with another config (a shallow copy: the models shared)."""
+    import copy
+
+    other = copy.copy(reader)
+    other.config = config
+    return other

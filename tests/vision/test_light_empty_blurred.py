@@ -1,4 +1,4 @@
-"""On a blurred photo a light x2 cell read empty needs LIGHT_EMPTY_BLURRED of the
+"""On a blurred photo a light x2 cell read empty needs ``light_empty_blurred`` of the
 network's own probability of "empty": a blurred tile there looks like the bare cell.
 Dark cells, sharp photos and sure readings are decided as before."""
 
@@ -9,9 +9,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.geometry import CELL_NAMES, IS_LIGHT
-from zatre_vision.vision.reader import LIGHT_EMPTY_BLURRED
 from zatre_vision.vision.reading.cells import CROP
 
+from .cell_probs import RULES, decided
 from .cell_probs import cell_probs as _probs
 
 N = len(CELL_NAMES)
@@ -31,31 +31,32 @@ def _crops(*bright: int) -> np.ndarray:
 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.72, 0.99), st.sampled_from([2, 5]))
-@example(LIGHT_EMPTY_BLURRED, 2)  # the bar itself, where numpy 1.x and 2 differ
+@example(RULES.light_empty_blurred, 2)  # the bar itself, where numpy 1.x and 2 differ
 def test_a_light_cell_read_empty_on_a_blurred_photo_needs_the_higher_bar(reader, empty, rival):
     crops = _crops(LIGHT, DARK)
     row = {0: empty, rival: 1.0 - empty}
     probs = _probs({LIGHT: row, DARK: row})
-    blurred = reader.decide(crops, probs, blurred=True)
+    blurred = decided(crops, probs, reader.config, blurred=True)
     light, dark = CELL_NAMES[LIGHT], CELL_NAMES[DARK]
     # both are above the blurred floor (0.7): sure but for the new bar
     # the probability as the reader holds it (float32): at exactly 0.9, numpy 1.x (the
     # Pi's, make test-pi) compares float32(0.9) < 0.9 in float64 (True), numpy 2 in
     # float32 (False)
-    assert (light in blurred.uncertain) == bool(np.float32(empty) < LIGHT_EMPTY_BLURRED)
+    assert (light in blurred.uncertain) == bool(
+        np.float32(empty) < reader.config.light_empty_blurred)
     assert light not in blurred.cells
     # a dark cell is not concerned (a bright square there is a tile: looks_like_tiles)
-    assert (dark in blurred.uncertain) == (dark in reader.decide(
-        crops, probs, blurred=False).uncertain)
+    assert (dark in blurred.uncertain) == (dark in decided(
+        crops, probs, reader.config, blurred=False).uncertain)
     # on a sharp photo the light cell is empty from the ordinary floor on
-    sharp = reader.decide(crops, probs, blurred=False)
+    sharp = decided(crops, probs, reader.config, blurred=False)
     assert light not in sharp.uncertain and light not in sharp.cells
 
 
 def test_tiles_on_light_cells_of_a_blurred_photo_are_not_affected(reader):
     crops = _crops(*np.flatnonzero(IS_LIGHT))
     probs = _probs({LIGHT: {4: 0.97, 0: 0.03}})
-    res = reader.decide(crops, probs, blurred=True)
+    res = decided(crops, probs, reader.config, blurred=True)
     assert res.cells.get(CELL_NAMES[LIGHT]) == 4
     # the other light cells, read empty at 1.0, stay empty
     assert not (set(res.uncertain) & {CELL_NAMES[i] for i in np.flatnonzero(IS_LIGHT)})

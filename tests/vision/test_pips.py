@@ -3,16 +3,19 @@ and the reader doubts a tile it cannot confirm unless the CNN is sure."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.reader import BoardReader
 from zatre_vision.vision.reading.cells import CROP
 from zatre_vision.vision.reading.classify import CLASSES
 from zatre_vision.vision.reading.pips import CANNOT_TELL, NOT_CHECKED, count_all, count_pips
+
+from .cell_probs import RULES, decided
 
 #: die layouts: pip positions in units of the pip spacing, around the tile centre
 LAYOUTS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
@@ -75,30 +78,28 @@ def _probs(cls: int, conf: float) -> np.ndarray:
     return p
 
 
-def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure(rules_reader):
+def test_reader_doubts_a_tile_the_count_cannot_confirm_unless_the_cnn_is_sure():
     crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
     name = CELL_NAMES[0]
     # a clean four, read 4 at 0.75: the count confirms it
     crops[0] = tile_crop(4)
-    assert rules_reader.decide(crops, _probs(4, 0.75)).cells.get(name) == 4
+    assert decided(crops, _probs(4, 0.75)).cells.get(name) == 4
     # ... read 5 at 0.75: the count disagrees
-    assert name in rules_reader.decide(crops, _probs(5, 0.75)).uncertain
+    assert name in decided(crops, _probs(5, 0.75)).uncertain
     # a streaked tile: the count sees a tile but cannot tell its pips; the floor plus a
     # margin is enough on a sharp photo (0.65), the unconfirmed bar (0.8) on a blurred one
-    from zatre_vision.vision.reader import UNCOUNTED_MARGIN
-
-    assert rules_reader.min_confidence + UNCOUNTED_MARGIN < 0.7 < rules_reader.unconfirmed_confidence
+    assert RULES.min_confidence + RULES.uncounted_margin < 0.7 < RULES.unconfirmed_confidence
     streak = tile_crop(0)
     streak[6:18, 11:13] = 0.1
     crops[0] = streak
     assert count_pips(streak) == CANNOT_TELL
-    assert name in rules_reader.decide(crops, _probs(3, 0.6)).uncertain
-    assert rules_reader.decide(crops, _probs(3, 0.75)).cells.get(name) == 3
-    assert name in rules_reader.decide(crops, _probs(3, 0.75), blurred=True).uncertain
-    assert rules_reader.decide(crops, _probs(3, 0.85), blurred=True).cells.get(name) == 3
+    assert name in decided(crops, _probs(3, 0.6)).uncertain
+    assert decided(crops, _probs(3, 0.75)).cells.get(name) == 3
+    assert name in decided(crops, _probs(3, 0.75), blurred=True).uncertain
+    assert decided(crops, _probs(3, 0.85), blurred=True).cells.get(name) == 3
     # no tile to be seen where the CNN reads one, not quite sure: uncertain
     crops[0] = np.full((CROP, CROP), 0.2, np.float32)
-    assert name in rules_reader.decide(crops, _probs(2, 0.75)).uncertain
+    assert name in decided(crops, _probs(2, 0.75)).uncertain
 
 
 def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(reader):
@@ -116,15 +117,15 @@ def test_a_dark_cell_too_dark_for_a_tile_is_empty_even_when_the_cnn_hesitates(re
     p[[dark, light], 2] = 0.45
     p[[dark, light], 7] = 0.05
     crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
-    res = reader.decide(crops, p)
+    res = decided(crops, p, reader.config)
     assert CELL_NAMES[dark] not in res.uncertain       # bare dark board
     # light cells: brightness says nothing (without their own raised odds of "empty",
     # test_light_empty_odds.py, the hesitation stands)
-    unraised = BoardReader(light_empty_odds=1.0).decide(crops, p)
+    unraised = decided(crops, p, replace(reader.config, light_empty_odds=1.0))
     assert CELL_NAMES[dark] not in unraised.uncertain
     assert CELL_NAMES[light] in unraised.uncertain
     crops[dark] = tile_crop(0, background=0.2)         # a blank bright square there
-    assert CELL_NAMES[dark] in reader.decide(crops, p).uncertain
+    assert CELL_NAMES[dark] in decided(crops, p, reader.config).uncertain
 
 
 def hollow_crop(pips: int, speck: tuple[int, int] | None = None) -> np.ndarray:
@@ -160,19 +161,19 @@ def test_a_sure_count_vetoes_however_sure_the_network_is(reader):
     name = CELL_NAMES[0]
     crops[0] = hollow_crop(6)
     for conf in (0.75, 0.975, 0.999):
-        res = reader.decide(crops, _probs(4, conf))
+        res = decided(crops, _probs(4, conf), reader.config)
         assert name in res.uncertain and name not in res.cells
     # the count agreeing leaves a sure reading alone, and so does one a pip away (the
     # counter's own errors: a speck, two pips merged), or any count on a blurred photo
-    assert reader.decide(crops, _probs(6, 0.999)).cells.get(name) == 6
-    assert reader.decide(crops, _probs(5, 0.999)).cells.get(name) == 5
-    assert reader.decide(crops, _probs(4, 0.999), blurred=True).cells.get(name) == 4
+    assert decided(crops, _probs(6, 0.999), reader.config).cells.get(name) == 6
+    assert decided(crops, _probs(5, 0.999), reader.config).cells.get(name) == 5
+    assert decided(crops, _probs(4, 0.999), reader.config, blurred=True).cells.get(name) == 4
 
 
 def test_a_second_reading_never_settles_a_vetoed_cell(reader):
-    from zatre_vision.vision.reader import vetoed
+    from zatre_vision.vision.reading.decide import vetoed
 
     crops = np.stack([np.full((CROP, CROP), 0.2, np.float32)] * 193)
     crops[0] = hollow_crop(6)
-    res = reader.decide(crops, _probs(4, 0.99))
+    res = decided(crops, _probs(4, 0.99), reader.config)
     assert vetoed(res, 0, 4) and not vetoed(res, 0, 6)

@@ -77,6 +77,7 @@ def test_large_and_small_frames(photos, reader):
 
 
 def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
+    from zatre_vision.vision.reader import ReaderConfig
     from zatre_vision.vision.reading.cell_evidence import looks_like_tiles
 
     yy, xx = np.mgrid[0:24, 0:24]
@@ -84,7 +85,8 @@ def test_a_bright_square_looks_like_a_tile_but_bright_veins_do_not():
     blurred_tile[3:21, 3:21] = 0.85                      # a tile, pips blurred away
     veins = np.where((xx + yy) % 6 < 4, 0.9, 0.05).astype(np.float32)  # 2/3 bright streaks
     dark_cell = np.full((24, 24), 0.08, np.float32)
-    assert looks_like_tiles(np.stack([blurred_tile, veins, dark_cell])).tolist() == \
+    bar = ReaderConfig().tile_bright
+    assert looks_like_tiles(np.stack([blurred_tile, veins, dark_cell]), bar).tolist() == \
         [True, False, False]
 
 
@@ -93,9 +95,9 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
     tile keeps its first reading (``decide`` takes it as bare board anyway); the other
     doubtful cells are read again as before."""
     from zatre_vision.vision.geometry import IS_LIGHT
-    from zatre_vision.vision.reader import RECHECK_BELOW
     from zatre_vision.vision.reading.cell_evidence import too_dark_for_a_tile
     from zatre_vision.vision.reading.cells import crops, model_maps, normalise, rectify_board
+    from zatre_vision.vision.reading.measure import steadied
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
@@ -109,9 +111,10 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
     first[dark] = 0.0
     first[dark, 0] = 0.6
     first[dark, 3] = 0.4
-    all_again = reader.steadied(board, first)
-    skipped = reader.steadied(board, first, cr)
-    doubtful = first.max(axis=1) < RECHECK_BELOW
+    recheck = reader.config.recheck_below
+    all_again = steadied(reader.classifier, board, first, recheck_below=recheck)
+    skipped = steadied(reader.classifier, board, first, cr, recheck)
+    doubtful = first.max(axis=1) < recheck
     bare = doubtful & (first.argmax(axis=1) == 0) & ~IS_LIGHT & too_dark_for_a_tile(cr)
     assert bare[dark].all()
     assert np.array_equal(skipped[bare], first[bare])
@@ -124,7 +127,6 @@ def test_dark_empty_cells_too_dark_for_a_tile_are_not_read_again(photos, reader)
 
 
 def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos, reader):
-    from zatre_vision.vision.reader import ORIENTATIONS, RECHECK_BELOW, SHIFTS
     from zatre_vision.vision.reading.cells import (
         CROP_ORIGINS,
         crops,
@@ -133,14 +135,16 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
         oriented,
         rectify_board,
     )
+    from zatre_vision.vision.reading.measure import ORIENTATIONS, SHIFTS, steadied
 
     img = cv2.imread(str(photos["hand"][0]))
     res = reader.read(img)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     board = normalise(rectify_board(grey, model_maps(res.model), res.model.cell_size_px()))
     first = reader.classifier.probabilities(crops(board), np.arange(len(CELL_NAMES)))
-    steady = reader.steadied(board, first)
-    doubtful = first.max(axis=1) < RECHECK_BELOW
+    recheck = reader.config.recheck_below
+    steady = steadied(reader.classifier, board, first, recheck_below=recheck)
+    doubtful = first.max(axis=1) < recheck
     assert doubtful.any(), "a hand over the board leaves some cells in doubt"
     # sure cells keep their reading; a doubtful cell gets the mean of nine readings,
     # each moved crop shown in another orientation
@@ -157,7 +161,8 @@ def test_doubtful_cells_are_read_again_from_crops_a_pixel_away_and_turned(photos
     assert np.allclose(steady.sum(axis=1), 1, atol=1e-5)
     # and the reader decides on the steadied readings (given the crops: bare dark cells
     # are not read again)
-    assert np.allclose(res.probabilities, reader.steadied(board, first, crops(board)),
+    assert np.allclose(res.probabilities,
+                       steadied(reader.classifier, board, first, crops(board), recheck),
                        atol=1e-5)
 
 
@@ -180,8 +185,6 @@ def test_the_eight_orientations_are_the_turns_and_mirrors_of_a_square(seed):
 
 @pytest.mark.parametrize("name", ["empty", "some", "full", "hand"])
 def test_sharpness_of_the_board_falls_with_blur_and_marks_blurred_photos(photos, reader, name):
-    from zatre_vision.vision.reader import SHARP_ENOUGH
-
     img = cv2.imread(str(photos[name][0]))
     seen = []
     for sigma in (0, 1, 2):
@@ -190,23 +193,25 @@ def test_sharpness_of_the_board_falls_with_blur_and_marks_blurred_photos(photos,
         assert res.board_found
         seen.append(res.sharpness)
     assert seen[0] > seen[1] > seen[2]
-    assert seen[0] >= SHARP_ENOUGH > seen[2]
+    assert seen[0] >= reader.config.sharp_enough > seen[2]
 
 
-def test_a_blurred_photo_needs_the_higher_bar(rules_reader):
+def test_a_blurred_photo_needs_the_higher_bar():
     from zatre_vision.vision.reading.cells import CROP
     from zatre_vision.vision.reading.classify import CLASSES
 
-    assert rules_reader.blurred_confidence > rules_reader.min_confidence
-    mid = (rules_reader.min_confidence + rules_reader.blurred_confidence) / 2
+    from .cell_probs import RULES, decided
+
+    assert RULES.blurred_confidence > RULES.min_confidence
+    mid = (RULES.min_confidence + RULES.blurred_confidence) / 2
     p = np.zeros((193, len(CLASSES)), np.float32)
     p[:, 0] = 1.0
     j = CELL_NAMES.index("K10")   # a dark cell, its crop grey: neither bare board nor a tile
     p[j] = 0.0
     p[j, 0], p[j, 2] = mid, 1 - mid
     crops = np.full((193, CROP, CROP), 0.5, np.float32)
-    assert "K10" not in rules_reader.decide(crops, p).uncertain
-    assert "K10" in rules_reader.decide(crops, p, blurred=True).uncertain
+    assert "K10" not in decided(crops, p).uncertain
+    assert "K10" in decided(crops, p, blurred=True).uncertain
 
 
 def test_the_reader_config_is_typed_bounded_and_described():
@@ -222,11 +227,15 @@ def test_the_reader_config_is_typed_bounded_and_described():
     cfg = replace(ReaderConfig(), doubtful_frame=5)
     reader = BoardReader(config=cfg)
     assert reader.config.doubtful_frame == 5
-    # the older keyword arguments and attributes still work, through the config
-    older = BoardReader(light_empty_odds=1.0)
-    assert older.config.light_empty_odds == 1.0
-    older.veto_confidence = 0.9
-    assert older.config.veto_confidence == 0.9
+    # one way in: the config. The older keyword arguments are refused, and the reader
+    # has no attribute beside its config that could disagree with it
+    with pytest.raises(TypeError, match="light_empty_odds"):
+        BoardReader(light_empty_odds=1.0)
+    assert not any(hasattr(reader, name) for name in (
+        "min_confidence", "blurred_confidence", "veto_confidence", "unconfirmed_confidence",
+        "light_empty_odds", "print_proof"))
+    reader.config = replace(reader.config, veto_confidence=0.9)
+    assert reader.config.veto_confidence == 0.9
 
 
 def test_the_model_card_lists_the_model_dependent_thresholds_in_use():

@@ -1,10 +1,13 @@
-"""An uncertain tile read again from crops moved RECENTRE_SHIFT pixels (``recentred``).
+"""An uncertain tile read again from crops moved ``recentre_shift`` pixels (the
+re-centred reading: measured by ``measure.with_rereads``, weighed by ``decide.recentre``).
 
 A tile off its cell's middle shows a one-pip tile's pip where a two's pips sit; one of
 the moved crops brings it back to the middle, where the network is sure.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -15,22 +18,20 @@ from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.reader import (
-    RECENTRE_EMPTY_BELOW,
-    RECENTRE_RIVAL,
-    RECENTRE_SHIFTS,
-    RECENTRE_SURE,
-    BoardReader,
-)
+from zatre_vision.vision.reader import BoardReader
 from zatre_vision.vision.reading.cells import CROP, SIDE
 from zatre_vision.vision.reading.classify import CLASSES, OCCLUDED
+from zatre_vision.vision.reading.decide import Photo, recentre, rereads_wanted
+from zatre_vision.vision.reading.measure import recentre_shifts, with_rereads
 from zatre_vision.vision.reading.read_result import ReadResult
 
-from .cell_probs import prob_row
+from .cell_probs import RULES, cell_probs, evidence, prob_row
 from .conftest import OLD_BOARD_NETWORK, OLD_NETWORK
 
 K6, H9, C2 = (CELL_NAMES.index(n) for n in ("K6", "H9", "C2"))
-MOVES = len(RECENTRE_SHIFTS)
+MOVES = len(recentre_shifts(RULES))
+RECENTRE_SURE, RECENTRE_RIVAL = RULES.recentre_sure, RULES.recentre_rival
+RECENTRE_EMPTY_BELOW = RULES.recentre_empty_below
 
 
 class ScriptedClassifier:
@@ -47,10 +48,26 @@ class ScriptedClassifier:
         return np.stack([self.moves[int(c)][k // per_move] for k, c in enumerate(cells)])
 
 
-def _reader(moves: dict[int, list[np.ndarray]]) -> tuple[BoardReader, ScriptedClassifier]:
-    reader = object.__new__(BoardReader)  # no models: the classifier is scripted
-    reader.classifier = ScriptedClassifier(moves)
-    return reader, reader.classifier
+class Recentring:
+    """The re-centred reading as the reader runs it, with a scripted network: the cells
+    ``rereads_wanted`` names measured from moved crops (``with_rereads``), then weighed
+    (``decide.recentre``)."""
+
+    def __init__(self, classifier: ScriptedClassifier):
+        self.classifier = classifier
+
+    def recentred(self, board: np.ndarray, result: ReadResult) -> ReadResult:
+        photo = Photo(blurred=False, clear=True, streaked=False)
+        cells, _ = rereads_wanted(result, photo, RULES)
+        measured = with_rereads(BLANK, self.classifier, board, cells, np.zeros(0, np.intp),
+                                RULES)
+        recentre(result, measured, RULES)
+        return result
+
+
+def _reader(moves: dict[int, list[np.ndarray]]) -> tuple[Recentring, ScriptedClassifier]:
+    classifier = ScriptedClassifier(moves)   # no models: the network is scripted
+    return Recentring(classifier), classifier
 
 
 def _result(uncertain: list[str], steadied: dict[int, np.ndarray],
@@ -67,6 +84,8 @@ def _result(uncertain: list[str], steadied: dict[int, np.ndarray],
 
 
 BOARD = np.ones((SIDE, SIDE), np.float32)
+#: the rest of a board's evidence, which the re-centred reading does not weigh
+BLANK = evidence(np.ones((len(CELL_NAMES), CROP, CROP), np.float32), cell_probs({}))
 TORN_1_2 = prob_row(_1=0.5, _2=0.45, occluded=0.05)
 #: one move sure of "1", the others torn between 1 and 2 but never past the rival bar
 CENTRED_ON_1 = [prob_row(_1=0.97, _2=0.03)] + [prob_row(_1=0.55, _2=0.45)] * (MOVES - 1)
@@ -159,7 +178,7 @@ def off_centre_photo() -> tuple[np.ndarray, dict]:
     return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
 
 
-def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo, monkeypatch):
+def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo):
     """The network before issue 60 (``OLD_NETWORK``), on the board network's fit before
     the print world (``OLD_BOARD_NETWORK``), doubts the off-centre tiles of this photo
     and the re-centred reading settles them, right; the committed pair reads the photo
@@ -180,7 +199,8 @@ def test_off_centre_tiles_of_a_real_photo_are_read(off_centre_photo, monkeypatch
     assert any(truth["cells"][n] == 1 for n in res.recentred)
 
     # without the re-centred reading the same cells are left uncertain
-    monkeypatch.setattr(BoardReader, "recentred", lambda self, board, result: result)
-    plain = BoardReader(OLD_NETWORK, board_model_path=OLD_BOARD_NETWORK).read(img)
+    old = BoardReader(OLD_NETWORK).config
+    plain = BoardReader(OLD_NETWORK, config=replace(old, pass_recentred=False),
+                        board_model_path=OLD_BOARD_NETWORK).read(img)
     assert plain.uncertain == res.recentred
     assert plain.cells == {n: v for n, v in res.cells.items() if n not in res.recentred}

@@ -1,5 +1,5 @@
 """A photo streaked (or blurred) past its pips is held back from fewer doubtful cells
-(DOUBTFUL_FRAME_STREAKED instead of DOUBTFUL_FRAME): there the network is sure of tiles
+(``doubtful_frame_streaked`` instead of ``doubtful_frame``): there the network is sure of tiles
 it cannot see. A streak is told by ``weakest_direction_sharpness`` of the crops, which
 it flattens, while the mean |Laplacian| (``sharpness``) stays high along it."""
 
@@ -11,18 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zatre_vision.vision.geometry import CELL_NAMES
-from zatre_vision.vision.reader import (
-    DOUBTFUL_FRAME,
-    DOUBTFUL_FRAME_STREAKED,
-    SHARP_ENOUGH,
-    STREAKED_BELOW,
-)
 from zatre_vision.vision.reading.cell_evidence import sharpness, weakest_direction_sharpness
 from zatre_vision.vision.reading.cells import CROP, crops, model_maps, normalise, rectify_board
 
-from .cell_probs import TILE, frame_with_doubts, grained_dark_crops
+from .cell_probs import RULES, TILE, decided, frame_with_doubts, grained_dark_crops
 
 N = len(CELL_NAMES)
+STREAKED_BELOW = RULES.streaked_below
 
 
 def _streaked() -> np.ndarray:
@@ -37,24 +32,25 @@ def test_the_measures_tell_the_two_boards_apart():
 
 
 def test_a_streaked_frame_is_held_back_from_fewer_doubts(reader):
-    n = DOUBTFUL_FRAME_STREAKED
-    assert n < DOUBTFUL_FRAME
-    streaked = reader.decide(_streaked(), frame_with_doubts(n))
+    cfg = reader.config
+    n = cfg.doubtful_frame_streaked
+    assert n < cfg.doubtful_frame
+    streaked = decided(_streaked(), frame_with_doubts(n), cfg)
     assert streaked.doubtful_frame and streaked.cells == {}
     assert len(streaked.uncertain) == N
     # the same doubts on a sharp photo leave the sure tile read
-    sharp = reader.decide(grained_dark_crops(), frame_with_doubts(n))
+    sharp = decided(grained_dark_crops(), frame_with_doubts(n), cfg)
     assert not sharp.doubtful_frame and sharp.cells == {CELL_NAMES[TILE]: 4}
     # and one doubt fewer on the streaked photo too
-    fewer = reader.decide(_streaked(), frame_with_doubts(n - 1))
+    fewer = decided(_streaked(), frame_with_doubts(n - 1), cfg)
     assert not fewer.doubtful_frame and fewer.cells == {CELL_NAMES[TILE]: 4}
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, DOUBTFUL_FRAME + 3), st.booleans())
-def test_held_back_exactly_when_the_rule_says(rules_reader, doubtful, streak):
-    res = rules_reader.decide(_streaked() if streak else grained_dark_crops(), frame_with_doubts(doubtful))
-    bar = DOUBTFUL_FRAME_STREAKED if streak else DOUBTFUL_FRAME
+@given(st.integers(0, RULES.doubtful_frame + 3), st.booleans())
+def test_held_back_exactly_when_the_rule_says(doubtful, streak):
+    res = decided(_streaked() if streak else grained_dark_crops(), frame_with_doubts(doubtful))
+    bar = RULES.doubtful_frame_streaked if streak else RULES.doubtful_frame
     assert res.doubtful_frame == (doubtful >= bar)
     assert (res.cells == {}) == res.doubtful_frame
 
@@ -77,4 +73,4 @@ def test_a_streak_on_a_real_photo_shows_in_the_weakest_direction(photos, reader)
     assert weakest_direction_sharpness(cr) >= STREAKED_BELOW
     board, cr = board_and_crops(cv2.filter2D(image, -1, streak))
     assert weakest_direction_sharpness(cr) < STREAKED_BELOW
-    assert sharpness(board) >= SHARP_ENOUGH
+    assert sharpness(board) >= RULES.sharp_enough

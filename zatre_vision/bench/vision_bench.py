@@ -453,7 +453,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "recentred": recentred,
             "recentred_wrong": recentred_wrong,
             "recentred_definition": "uncertain cells that a re-centred reading settled "
-                                    "(reader.RECENTRE_SHIFT), and how many of those on "
+                                    "(ReaderConfig.recentre_shift), and how many of those on "
                                     "visible cells are wrong (counted in wrong)",
             "beside_hand": beside,
             "beside_hand_wrong": beside_wrong,
@@ -461,7 +461,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "beside_hand_hidden_wrong": beside_hidden_wrong,
             "beside_hand_definition": "uncertain cells at a hand's edge that readings "
                                       "from crops moved away from the hand settled "
-                                      "(reader.BESIDE_HAND_SHIFTS); of those, wrong on "
+                                      "(ReaderConfig.beside_hand_shift); of those, wrong on "
                                       "visible cells (counted in wrong), under the hand "
                                       "(hidden in the truth), and read wrong there "
                                       "(counted in hidden_read_wrong)",
@@ -568,7 +568,7 @@ def run_vision_benchmark(photos: int = 300, model_path: Path = DEFAULT_MODEL,
             "definition": "boards found on a frame the reader held back (10 or more cells "
                           "in doubt, or 3 on a photo streaked or blurred past its pips: "
                           "no cell reported, all 193 left uncertain; "
-                          "reader.DOUBTFUL_FRAME, DOUBTFUL_FRAME_STREAKED)",
+                          "ReaderConfig.doubtful_frame, doubtful_frame_streaked)",
             "photos": doubtful_frames,
             "share_of_boards_found": round(doubtful_frames / max(n_found, 1), 5),
             "uncertain_rate_on_the_other_frames": round(read_unsure / max(read_visible, 1),

@@ -14,6 +14,8 @@ after frame.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 #: The live pipeline lets the weak classical pip count veto only cells the classifier
 #: is less sure of than this (``zatre read`` uses the reader's stricter default): one
 #: photo must say when it is unsure, while the tracker votes over many frames, and a
@@ -24,7 +26,7 @@ LIVE_VETO_CONFIDENCE = 0.8
 class LiveBoardReader:
     def __init__(self, reader, refresh_every: int = 15):
         self.reader = reader
-        reader.veto_confidence = LIVE_VETO_CONFIDENCE
+        reader.config = replace(reader.config, veto_confidence=LIVE_VETO_CONFIDENCE)
         # one camera over one board: a bump loses the lines, and the contrast test
         # only adds searches on frames with an arm over the board
         reader.moved_contrast = False

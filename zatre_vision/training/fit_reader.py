@@ -9,7 +9,11 @@ calibration, glare on glossy tiles, casts, dim light and its noise, slight motio
 hands and the grid at the frame's edge. Its seeds (``seeds.FIT_SEEDS``) are never a
 benchmark's, and held-out tile styles and prints are never drawn.
 
-Steps, each on the same located boards (the reader's own fit, proved against the print):
+Steps, each on the same located boards (the reader's own fit, proved against the print).
+Each candidate config is weighed by the reader's own decision
+(``vision.reading.decide.decide``) on evidence measured once per photo and calibration
+(``vision.reading.measure``: the moved readings of every cell any config may ask about),
+so the fit and the live reader cannot drift apart:
 1. **calibration**: a temperature per cell kind and a log prior per class, by maximum
    likelihood over every cell of every board fitted within half a cell
    (``vision/reading/calibrated.py``);
@@ -85,8 +89,9 @@ FIT_SETS = (
 @dataclass
 class Case:
     """One fitting photo as the reader located it: the rectified board, its 193 crops,
-    the network's logits, the truth per cell (7 = hidden by a hand), and the photo's
-    sharpness flags. ``found`` False: no board proved (the rest empty)."""
+    the network's logits, the truth per cell (7 = hidden by a hand), the board's
+    sharpness and whether its orientation is known. ``found`` False: no board proved
+    (the rest empty)."""
 
     found: bool
     labels: np.ndarray
@@ -94,8 +99,8 @@ class Case:
     board: np.ndarray | None = None
     crops: np.ndarray | None = None
     logits: np.ndarray | None = None
-    blurred: bool = False
-    clear: bool = False
+    sharpness: float = 0.0
+    orientation_known: bool = True
     #: which fitting set, and the photo's number in it
     set_name: str = ""
     index: int = 0
@@ -119,10 +124,8 @@ def locate_case(reader, image: np.ndarray, truth: dict) -> Case:
     # only boards on the grid teach the calibration (one a cell off would teach it its
     # neighbours' labels)
     aligned = err < A_CELL_OFF
-    sharp = sharpness(board)
-    cfg = reader.config
     return Case(True, labels, aligned, board, cr, reader.classifier.logits(cr, ALL_CELLS),
-                sharp < cfg.sharp_enough, sharp >= cfg.clear_sharpness)
+                sharpness(board), found.orientation_known)
 
 
 def _collect_one(job: tuple[str, FitSet, int, int, str | None, str | None]) -> list[Case]:
@@ -266,32 +269,47 @@ class Figures:
 
 
 class Judge:
-    """Runs the reader's decision (steadied, decide, refine) on the located cases with a
-    given ``ReaderConfig`` and calibration, and counts against the truth. The steadied
-    probabilities depend only on the calibration and are kept between runs."""
+    """Weighs candidate configs on the located cases with the reader's own decision
+    (``vision.reading.decide.decide``) and counts against the truth. Each case's
+    evidence (``vision.reading.measure``: steadied readings, pip counts, readings from
+    moved crops of every cell any config may ask about) is measured once per
+    calibration and measurement settings (``measure.MEASURE_FIELDS``), then kept: a
+    candidate config costs only its decision."""
 
-    def __init__(self, reader, cases: list[Case]):
-        self.reader = reader
+    def __init__(self, classifier, cases: list[Case]):
+        self.classifier = classifier
         self.cases = cases
-        self._steady: dict = {}
+        self._evidence: dict = {}
 
-    def _probs(self, calibration, steady: bool) -> list[np.ndarray | None]:
+    def evidence(self, config, calibration) -> list:
+        """Per case, its ``Evidence`` under ``calibration`` and the measurement settings
+        of ``config`` (None for a board not found)."""
         from ..vision.reading.cells import ALL_CELLS
+        from ..vision.reading.decide import cells_any_config_may_reread
+        from ..vision.reading.measure import (
+            evidence_of,
+            measure_settings,
+            steadied,
+            with_rereads,
+        )
 
-        key = (calibration, steady)
-        if key not in self._steady:
-            self.reader.classifier.calibration = calibration
+        key = (calibration, measure_settings(config))
+        if key not in self._evidence:
+            self.classifier.calibration = calibration
             out = []
             for c in self.cases:
                 if not c.found:
                     out.append(None)
                     continue
                 p = calibration.probabilities(c.logits, ALL_CELLS)
-                if steady:
-                    p = self.reader.steadied(c.board, p, c.crops)
-                out.append(p)
-            self._steady[key] = out
-        return self._steady[key]
+                if config.pass_steadied:
+                    p = steadied(self.classifier, c.board, p, c.crops, config.recheck_below)
+                ev = evidence_of(c.crops, p, c.sharpness, c.orientation_known)
+                recentre, beside_hand = cells_any_config_may_reread(ev)
+                out.append(with_rereads(ev, self.classifier, c.board, recentre, beside_hand,
+                                        config))
+            self._evidence[key] = out
+        return self._evidence[key]
 
     def figures(self, config, calibration, detail: dict | None = None,
                 aligned_only: bool = False) -> Figures:
@@ -302,13 +320,11 @@ class Judge:
         off is wrong whatever the thresholds)."""
         from ..vision.geometry import CELL_NAMES
         from ..vision.reading.classify import OCCLUDED
+        from ..vision.reading.decide import decide
 
-        reader = self.reader
-        reader.config = config
-        reader.classifier.calibration = calibration
-        probs = self._probs(calibration, config.pass_steadied)
+        evidence = self.evidence(config, calibration)
         boards = exact = silent = b5 = uncertain = visible = held = 0
-        for case, p in zip(self.cases, probs, strict=True):
+        for case, ev in zip(self.cases, evidence, strict=True):
             if aligned_only and not case.aligned:
                 continue
             vis = case.labels != OCCLUDED
@@ -316,8 +332,7 @@ class Judge:
             boards += 1
             if not case.found:
                 continue
-            result = reader.decide(case.crops, p, blurred=case.blurred, clear=case.clear)
-            reader.refine(case.board, result, blurred=case.blurred, clear=case.clear)
+            result = decide(ev, config)
             w, u, _ = cell_counts(case.labels, ~vis, result.cells, set(result.uncertain),
                                   CELL_NAMES)
             silent += w
@@ -468,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     except ModelError as exc:
         print(f"fit_reader: {exc}", file=sys.stderr)
         return 2
-    judge = Judge(reader, cases)
+    judge = Judge(reader.classifier, cases)
     cfg, fitted, choices, ablation = fit_decision(
         judge, calibration, ReaderConfig(), log=lambda s: print(s, file=sys.stderr, flush=True))
     entry = cfg.model_card_entry(fitted_by="python -m zatre_vision.training.fit_reader "

@@ -5,7 +5,7 @@ rectified board: where a hand is (``no_hand_near``, ``at_hand``), whether a crop
 hold a tile (``looks_like_tiles``, ``too_dark_for_a_tile``, ``bare_board``), how sharp a
 photo is (``sharpness``, ``weakest_direction_sharpness``), and the network's odds of
 "empty" raised for chosen cells (``empty_odds_raised``). The thresholds that decide
-with them live in ``reader.py``.
+with them are ``ReaderConfig``'s (``reader_config.py``), weighed in ``decide.py``.
 """
 
 from __future__ import annotations
@@ -18,19 +18,23 @@ from ..quantile import row_percentiles
 from .classify import OCCLUDED
 from .pips import TILE_LEVEL, middle, middle_levels
 
-#: brightness (board bright level = 1) that three quarters of a dark cell's middle must exceed
-#: to look like a tile
-TILE_BRIGHT = 0.6
 #: cell x cell: True where two cells touch (side or corner)
 TOUCHING = np.abs(CELL_COLROW[:, None, :] - CELL_COLROW[None, :, :]).max(axis=2) == 1
 
 
-def looks_like_tiles(crops: np.ndarray, bright: float = TILE_BRIGHT) -> np.ndarray:
+def middle_brightness(crops: np.ndarray) -> np.ndarray:
+    """Per crop: the brightness three quarters of its middle exceed (the middle's 25th
+    percentile; board bright level = 1)."""
+    return row_percentiles(middle(crops), 25)
+
+
+def looks_like_tiles(crops: np.ndarray, bright: float) -> np.ndarray:
     """A cheap check per crop: is its middle bright almost throughout, like a tile? (On
     a dark, not x2, cell that the classifier calls empty, this means blur or glare.)
-    Three quarters of the middle must be brighter than ``bright``: bright marble veins,
-    streaks with dark between them, do not count."""
-    return row_percentiles(middle(crops), 25) > bright
+    Three quarters of the middle must be brighter than ``bright``
+    (``ReaderConfig.tile_bright``, or ``tile_face_bright`` for a tile's face): bright
+    marble veins, streaks with dark between them, do not count."""
+    return middle_brightness(crops) > bright
 
 
 def no_hand_near(cls: np.ndarray) -> np.ndarray:

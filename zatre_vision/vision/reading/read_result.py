@@ -26,29 +26,31 @@ class ReadResult:
     #: per cell (CELL_NAMES order): class index (0 empty, 1..6 pips, 7 occluded)
     classes: np.ndarray | None = None
     #: per cell: the network's probabilities of the 8 classes (steadied; before
-    #: ``decide`` gives away the occluded share)
+    #: ``decide`` raises any odds or gives away the occluded share)
     probabilities: np.ndarray | None = None
     #: per cell: classical pip count (pips.NOT_CHECKED -2, pips.CANNOT_TELL -1, 0 no tile)
     pip_counts: np.ndarray | None = None
-    #: True when the frame had DOUBTFUL_FRAME doubtful cells or more (or
-    #: DOUBTFUL_FRAME_STREAKED on a streaked photo), so that no cell was reported: all
-    #: 193 are uncertain
+    #: True when the frame had ``ReaderConfig.doubtful_frame`` doubtful cells or more
+    #: (or ``doubtful_frame_streaked`` on a streaked photo), or its orientation is a
+    #: guess, so that no cell was reported: all 193 are uncertain (``held_back``)
     doubtful_frame: bool = False
-    #: the rectified board's ``sharpness``; below SHARP_ENOUGH the higher bar was used
+    #: the rectified board's ``sharpness``; below ``ReaderConfig.sharp_enough`` the
+    #: higher bar was used
     sharpness: float | None = None
     model: GridModel | None = None
     locate_score: float = 0.0
     source: str = "locate"
-    #: uncertain cells that ``BoardReader.recentred`` settled (they are in ``cells``)
+    #: uncertain cells that the re-centred reading settled (``decide.recentre``; they
+    #: are in ``cells``)
     recentred: list[str] = field(default_factory=list)
-    #: uncertain cells at a hand's edge that ``BoardReader.beside_hand`` settled (tiles
+    #: uncertain cells at a hand's edge that ``decide.beside_hand`` settled (tiles
     #: among them are in ``cells``)
     beside_hand: list[str] = field(default_factory=list)
     #: how the grid proved itself against the print (``print_proof.Proof``; on a board
     #: not found, the fit that failed to, if any); None where not checked
     print_proof: Proof | None = None
     #: cells the classical pip count, sure and two pips or more away, contradicted
-    #: (uncertain however sure the network was; ``reader.sure_count_disagrees``)
+    #: (uncertain however sure the network was; ``decide.sure_count_disagrees``)
     vetoed: list[str] = field(default_factory=list)
     #: the print the grid proved itself against, named by its colours
     #: (``calibration/prints/``; None: no board, or not checked)

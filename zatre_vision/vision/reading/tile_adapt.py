@@ -94,7 +94,7 @@ RIDGE = AdaptConfig().ridge
 STEPS = AdaptConfig().steps
 STEP_SIZE = AdaptConfig().step_size
 #: each calibration crop is seen in the eight orientations of a square, each moved by
-#: one of these (pixels): as the reader reads a doubtful cell again (``steadied``)
+#: one of these (pixels): as the reader reads a doubtful cell again (``measure.steadied``)
 SAMPLE_SHIFTS = np.array([(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1),
                           (0, 0)], np.int32)
 #: ... and also from the board blurred by each of these (Gaussian sigma, board pixels at
@@ -111,6 +111,20 @@ COUNT_MAX = 9
 #: a pip count the classical counter (``pips.count_all``) gave at least this share of a
 #: value's calibration tiles is taken, on this set, as agreeing with that value
 COUNT_SEEN = AdaptConfig().count_seen
+
+
+def counts_agreeing(counts: np.ndarray, cls: np.ndarray, table: np.ndarray,
+                    seen: float) -> np.ndarray:
+    """The classical pip ``counts`` with each count that a set's tiles of the value
+    ``cls`` get at least ``seen`` of the time (``table``, a ``count_table``) replaced by
+    that value: it agrees with the class, so it neither vetoes nor doubts it (the other
+    counts as they are; a new array)."""
+    out = counts.copy()
+    tile = (cls > 0) & (cls < N_TILES) & (counts >= 0)
+    i = np.flatnonzero(tile)
+    agree = table[cls[i], np.minimum(counts[i], COUNT_MAX)] >= seen
+    out[i[agree]] = cls[i[agree]]
+    return out
 
 
 def count_table(counts: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -217,12 +231,7 @@ class TileAdaptation:
         one blob, rings as two) agrees with it, so it neither vetoes nor doubts it."""
         if self.counts is None or not self.adapted:
             return counts
-        out = counts.copy()
-        tile = (cls > 0) & (cls < N_TILES) & (counts >= 0)
-        i = np.flatnonzero(tile)
-        seen = self.counts[cls[i], np.minimum(counts[i], COUNT_MAX)] >= self.count_seen
-        out[i[seen]] = cls[i[seen]]
-        return out
+        return counts_agreeing(counts, cls, self.counts, self.count_seen)
 
     # -- the hook --------------------------------------------------------------------
     def tile_logits(self, logits: np.ndarray, features: np.ndarray, cells) -> np.ndarray:
