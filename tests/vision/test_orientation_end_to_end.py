@@ -118,3 +118,19 @@ def test_the_live_reader_keeps_no_fit_whose_turn_is_a_guess(photo):
     square, _ = _turned(img, np.array(truth["corners"]), 0.0)
     assert live.read(square).orientation_known
     assert inner.calibration is not None and live.relocated == 1
+
+
+def test_no_calibration_is_registered_from_a_board_whose_turn_is_a_guess(photo):
+    """``zatre calibrate board`` locates as the reader does (every proposer, the print
+    proof): a board whose turn no mark or rule settles gives no calibration, in one
+    line; the same board turned square registers, its corners on the truth's."""
+    from zatre_vision.calibrate.board import RegistrationError, register_board
+
+    img, truth = photo
+    turned, _ = _upright_twice(img, truth)
+    with pytest.raises(RegistrationError, match="^which way round the board lies"):
+        register_board(turned)
+    square, corners = _turned(img, np.array(truth["corners"]), 0.0)
+    reg = register_board(square)
+    cell = GridModel(homography_from_corners(corners), 0.0, *square.shape[1::-1]).cell_size_px()
+    assert np.abs(np.array(reg.corners) - corners).max() < 0.5 * cell

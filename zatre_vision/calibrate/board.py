@@ -9,14 +9,8 @@ import cv2
 import numpy as np
 
 from ..vision.geometry import GridModel
-from ..vision.location import (
-    BoardLocator,
-    Calibration,
-    line_contrast,
-    line_score,
-    locate_with_markers,
-)
-from ..vision.reader import work_image
+from ..vision.location import Calibration, line_contrast, line_score
+from ..vision.reader import BoardReader, work_image
 
 
 class RegistrationError(ValueError):
@@ -49,19 +43,21 @@ def register_board(image: np.ndarray, lens: tuple[np.ndarray, np.ndarray] | None
         k_mat[:2] *= f
         dist = lens[1]
         work = cv2.undistort(work, k_mat, dist)
-    result, method = None, "locate"
-    if markers:
-        result, method = locate_with_markers(work), "markers"
-    if result is None or not result.found:
-        result, method = BoardLocator().locate(work).result, "locate"
-    if not result.found:
+    # the reader's own location: every proposer, one refine, and the print proof, so
+    # that a calibration is only ever made from a grid that proved itself
+    board = BoardReader(markers=markers).locate(work).board
+    if not board.found:
         raise RegistrationError("no board found: is the whole board in view, evenly lit and "
                                 "free of tiles near its edge?")
-    model: GridModel = result.model
+    if not board.orientation_known:
+        raise RegistrationError("which way round the board lies cannot be told: turn it "
+                                "so that its edges run along the picture's")
+    model: GridModel = board.model
+    method = "markers" if board.source == "markers" else "locate"
     cal = Calibration(model, line_score(work, model), k_mat, dist,
                       line_contrast(work, model))
     corners = [[round(float(x) / f, 2), round(float(y) / f, 2)] for x, y in model.corners()]
-    return Registration(cal, corners, result.score, method, draw_preview(work, model))
+    return Registration(cal, corners, board.score, method, draw_preview(work, model))
 
 
 def draw_preview(image: np.ndarray, model: GridModel) -> np.ndarray:
