@@ -46,8 +46,12 @@ class TruthReader:
     on the classifier's accuracy."""
 
     def __init__(self, truth_frames: list[dict]):
+        from zatre_vision.vision.reading.reader_config import ReaderConfig
+
         self._frames = list(truth_frames)
         self._k = 0
+        #: as the real reader's (the live reader sets its own veto bar in it)
+        self.config = ReaderConfig()
 
     def read(self, image) -> FakeRead:
         f = self._frames[self._k]
