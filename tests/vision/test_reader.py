@@ -59,11 +59,18 @@ def test_hand_over_board(photos, reader):
 
 
 def test_per_cell_outputs_for_the_tracker(photos, reader):
+    from zatre_vision.vision.reading.classify import OCCLUDED
+
     res = reader.read(cv2.imread(str(photos["some"][0])))
     assert res.probabilities.shape == (193, 8)
     assert np.allclose(res.probabilities.sum(axis=1), 1, atol=1e-5)
     assert res.classes.shape == (193,)
-    assert len(CELL_NAMES) == 193
+    # row i is the cell CELL_NAMES[i]: the cells read are their rows' classes, and the
+    # cells called occluded the rows of the occluded class
+    assert res.cells and all(res.classes[CELL_NAMES.index(n)] == v
+                             for n, v in res.cells.items())
+    assert [n for n, c in zip(CELL_NAMES, res.classes, strict=True) if c == OCCLUDED] \
+        == sorted(res.occluded, key=CELL_NAMES.index)
 
 
 def test_large_and_small_frames(photos, reader):
