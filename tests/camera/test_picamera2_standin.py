@@ -232,7 +232,9 @@ def test_a_focus_that_finds_nothing_sharp_leaves_continuous_autofocus(standin, m
     cam = StandInCamera.instances[-1]
     assert cam.controls()["AfMode"] == AF_CONTINUOUS
     assert "continuous autofocus" in src.focus and "nothing sharp" in src.focus
-    assert src.read() is not None
+    frame = src.read()   # a new request's frame, both streams
+    assert frame.image[0, 0, 0] == cam.requests and frame.lores[0, 0] == cam.requests
+    assert cam.requests >= 1 and cam.released == cam.requests
 
 
 def test_a_camera_without_autofocus_is_not_focused(standin, monkeypatch):

@@ -10,7 +10,11 @@ from zatre_vision.store.backup import backup, check_database, restore
 
 
 def matches(data_dir):
-    conn = sqlite3.connect(str(data_dir / "zatre.db"))
+    return matches_in(data_dir / "zatre.db")
+
+
+def matches_in(db):
+    conn = sqlite3.connect(str(db))
     try:
         return conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
     finally:
@@ -44,15 +48,23 @@ def test_backup_while_open_then_restore(zatre, tmp_path):
 
 def test_restore_refuses_while_served(tmp_path):
     data = tmp_path / "data"
-    make_db(data, 1).close()
+    store = make_db(data, 1)
     backup(data / "zatre.db", tmp_path / "b.db")
+    store.create_match("table-1", ["Ann", "Cyd"], {}, season=None, source="manual", totals={})
+    store.close()
     lock = TableLock(data, "table-1").acquire()
     try:
         with pytest.raises(StoreError, match="stop the server"):
             restore(tmp_path / "b.db", data / "zatre.db")
+        # refused before anything is touched: the served database is as it was
+        assert matches(data) == 2
+        assert not list(data.glob("zatre.db.*"))
     finally:
         lock.release()
-    assert restore(tmp_path / "b.db", data / "zatre.db") is not None
+    kept = restore(tmp_path / "b.db", data / "zatre.db")
+    assert matches(data) == 1                     # the backup is in place
+    assert kept.parent == data and check_database(kept) >= 1
+    assert matches_in(kept) == 2                  # and the database it replaced kept
 
 
 @pytest.mark.parametrize("content", [b"", b"not a database at all" * 50])

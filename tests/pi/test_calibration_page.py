@@ -3,6 +3,7 @@ the corners on the preview, accept (PIN) into the file the live service uses."""
 
 import types
 
+import numpy as np
 import pytest
 
 from zatre_vision.calibrate import files
@@ -81,7 +82,10 @@ def test_register_preview_accept(setup):
     assert not target.exists()
     r = c.post("/calibration/accept", headers=pin_headers())
     assert r.status_code == 200
-    assert files.load_board(target) is not None
+    stored = files.load_board(target)   # the calibration kept is the candidate shown
+    assert [stored.model.width, stored.model.height] == cand["image_size"]
+    assert np.allclose(stored.model.corners(), cand["corners"], atol=0.01)
+    assert stored.line_score == pytest.approx(cand["line_score"], abs=6e-4)
     assert camera.started == ["picamera2"]  # the camera service reloads it
     st = c.get("/api/calibration").get_json()
     assert st["board"] and st["candidate"] is None and st["preview"]

@@ -3,11 +3,17 @@
 import pytest
 
 from zatre_vision.config import ConfigError, calibration_path, load_settings
+from zatre_vision.server.cli import _start_gpio
+from zatre_vision.store import open_store
+from zatre_vision.table import Table
 
 
 def test_gpio_defaults_and_yaml(tmp_path):
-    s = load_settings(None)
-    assert s.gpio.enabled is False and s.gpio.button_pin == 17 and s.gpio.signal_pin == 27
+    """Out of the box no GPIO is touched; switched on, the button and the LED are
+    driven on the pins the wiring table of docs/pi-install.md gives (BCM 17 and 27)."""
+    table = Table(open_store(tmp_path / "data"), "table-1")
+    mock = {"gpio": {"pin_factory": "mock"}}   # pins that would work, were it on
+    assert _start_gpio(load_settings(None, mock), table, camera=None) is None
     f = tmp_path / "c.yaml"
     f.write_text("gpio:\n  enabled: true\n  button_pin: 5\n  signal: buzzer\n  hold_time_s: 2\n"
                  "camera:\n  source: picamera2\n  calibration: /var/lib/zatre/cal.json\n"
@@ -17,6 +23,15 @@ def test_gpio_defaults_and_yaml(tmp_path):
     assert s.gpio.hold_time_s == 2.0
     assert s.camera.size_wh() == (1640, 1232)
     assert str(calibration_path(s)) == "/var/lib/zatre/cal.json"
+    gpiozero = pytest.importorskip("gpiozero")
+    on = load_settings(None, {"gpio": {"enabled": True, "pin_factory": "mock"}})
+    hw = _start_gpio(on, table, camera=None)
+    try:
+        assert str(hw.button.button.pin) == "GPIO17"
+        assert hw.signal.kind == "led" and str(hw.signal.device.pin) == "GPIO27"
+    finally:
+        hw.close()
+        gpiozero.Device.pin_factory = None
 
 
 def test_env_overrides_gpio(monkeypatch, tmp_path):

@@ -66,7 +66,7 @@ def test_focus_meter_prefers_the_sharp_frame(settings, table, store, board_image
         assert body["focus"] == round(focus_measure(image), 1) and body["frame"] == 1
 
 
-def test_stream_sends_frames_and_holds_two_viewers_at_most(live_app, monkeypatch):
+def test_stream_sends_frames_and_holds_two_viewers_at_most(live_app, board_image, monkeypatch):
     from zatre_vision.server import live_view
 
     monkeypatch.setattr(live_view.time, "sleep", lambda s: None)
@@ -80,7 +80,9 @@ def test_stream_sends_frames_and_holds_two_viewers_at_most(live_app, monkeypatch
     first = next(open_streams[0].response)
     assert first.startswith(b"--zatre-frame\r\nContent-Type: image/jpeg")
     jpeg = first.split(b"\r\n\r\n", 1)[1]
-    assert decode(jpeg) is not None
+    shown = decode(jpeg)   # the camera's newest frame (no grid registered), as a JPEG
+    assert shown.shape == board_image.shape
+    assert np.abs(shown.astype(int) - board_image.astype(int)).mean() < 4
     for r in open_streams:
         r.close()  # the viewer leaves: its place is free again
     again = c.get("/camera/stream.mjpg", buffered=False)

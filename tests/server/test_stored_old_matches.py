@@ -149,8 +149,11 @@ def test_a_stored_match_nothing_can_replay_does_not_stop_the_server(tmp_path, se
         assert doc.status_code == 200 and doc.get_json()["result"] is None
         assert "cannot be replayed" in doc.get_json()["notes"][0]
         # a new match starts at the table all the same
-        table.new_match(["A", "B"], "A")
-        assert table.match is not None
+        new_id = table.new_match(["A", "B"], "A")
+        assert new_id != match_id
+        state = client.get("/api/state").get_json()
+        assert state["players"] == ["A", "B"] and state["turn"] == "A"
+        assert state["board"] == {} and table.match.current_player == "A"
     finally:
         store.close()
 

@@ -60,7 +60,7 @@ def test_a_photo_is_read_kept_and_learnt_from(operator, client, app, calib_jpeg,
     assert state["job"]["state"] == "done", state["job"]
     report = state["job"]["report"]
     assert report["photos"] == 1 and report["tiles"] == len(layout)
-    assert state["stored"] is not None
+    assert state["stored"] == {"adapted": report["adapted"], "report": report}  # kept as learnt
     res = operator.post_json("/calibration/tiles/base")
     assert res.status_code == 200 and res.get_json()["tiles"]["stored"] is None
 

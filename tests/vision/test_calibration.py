@@ -113,14 +113,17 @@ def test_a_lens_calibration_undistorts_each_frame_once(located, reader, monkeypa
 
 
 def test_a_board_moved_elsewhere_is_found_again_even_where_lines_happen_to_match(tmp_path):
-    """Pairs of photos of different scenes: where the first one's grid lines land on
-    enough bright edges of the second to pass the line-score test alone, the lines half
-    a cell off score as well, so the board has moved and the reader searches again. Of
-    the first eight seeds' pairs, at least one has lines that happen to match (seed 7 with
-    the committed board network; seed 0 with the one before it)."""
+    """Pairs of photos of different scenes, the first one's board saved as a fixed
+    camera's calibration: the reader given it finds the second photo's board as a fresh
+    search does, also where the first one's grid lines land on enough bright edges of
+    the second to pass the line-score test alone (seed 7: 0.51 to 0.52 of the
+    calibration's own score). There, where the calibration's own lines stood out
+    (``LINES_SHOWED``), the lines half a cell off score as well and ``board_moved`` says
+    so; where they did not (seed 7 as OpenCV 4.11 renders it: contrast 1.146), the
+    calibration's grid fails the print proof and the search runs all the same."""
     from zatre_vision.synth.config import SynthConfig
     from zatre_vision.synth.photos import generate_photos
-    from zatre_vision.vision.location.calibration import line_score
+    from zatre_vision.vision.location.calibration import LINES_SHOWED, line_score
     from zatre_vision.vision.reader import BoardReader
 
     searching = BoardReader(threads=1)
@@ -131,14 +134,16 @@ def test_a_board_moved_elsewhere_is_found_again_even_where_lines_happen_to_match
         first, second = (cv2.imread(str(folder / f"00000{i}.jpg")) for i in (1, 2))
         cal = make_calibration(first, searching.read(first).model)
         assert not board_moved(first, cal), seed
-        assert board_moved(second, cal), seed
-        if cal.line_contrast <= 1.15 or line_score(second, cal.model) < 0.5 * cal.line_score:
-            continue  # the line-score test alone already tells this pair apart
-        matched += 1
         fresh = searching.read(second)
         calibrated = BoardReader(threads=1, calibration=cal).read(second)
         assert calibrated.source != "calibration", seed
         assert np.allclose(calibrated.corners, fresh.corners, atol=1.0), seed
+        if line_score(second, cal.model) >= 0.5 * cal.line_score:   # the first test passes
+            matched += 1
+            if cal.line_contrast >= LINES_SHOWED:
+                assert board_moved(second, cal), seed
+        else:
+            assert board_moved(second, cal), seed
     assert matched >= 1
     assert calibrated.cells == fresh.cells and len(fresh.cells) > 10
 

