@@ -35,8 +35,11 @@ def _feed(pipe: LivePipeline, n: int) -> list[bool]:
     return states
 
 
-def _run(reads: list[FakeRead]) -> list[bool]:
-    pipe = LivePipeline(ScriptedReader(reads), NoSink(), PipelineConfig(unreadable_after=3))
+def _run(reads: list[FakeRead], window: int = 1) -> list[bool]:
+    """``unreadable`` after each read; by default each read judged alone (the count of
+    doubtful reads in a row, without the window of ``_unreadable_around``)."""
+    pipe = LivePipeline(ScriptedReader(reads), NoSink(),
+                        PipelineConfig(unreadable_after=3, doubtful_window=window))
     return _feed(pipe, len(reads))
 
 
@@ -49,6 +52,38 @@ def test_a_lost_board_or_a_clear_read_starts_the_count_again():
     d = FakeRead(True, doubtful_frame=True)
     assert _run([d, d, FakeRead(False), d, d, FakeRead(True), d, d, d]) == [
         False, False, False, False, False, False, False, False, True]
+
+
+def test_a_clear_read_amid_doubtful_ones_is_no_evidence():
+    """Game 7000041 of the wide tracking benchmark: a camera far out of focus, most
+    frames doubtful, and a read in between that called the new tiles empty committed a
+    turn wrong. With the window (6 reads, half doubtful) a clear read stays unreadable
+    until clear reads are most of the window again."""
+    d, c = FakeRead(True, doubtful_frame=True), FakeRead(True)
+    reads = [c, d, d, d, c, c, c, c, c]
+    assert _run(reads, window=6) == [False, False, False, True, True, True, True, False,
+                                     False]
+    assert _run(reads, window=1) == [False, False, False, True, False, False, False, False,
+                                     False]
+
+
+def test_the_window_holds_back_the_cells_of_a_read_amid_doubtful_ones():
+    """The tracker is told the read is unreadable, so its cells are not evidence."""
+    d = FakeRead(True, doubtful_frame=True)
+    lucky = FakeRead(True, cells={"H8": 3})
+    pipe = LivePipeline(ScriptedReader([d, d, lucky]), NoSink(),
+                        PipelineConfig(doubtful_window=6))
+    observations = [pipe.process(frame) for frame in _frames(4)]
+    assert [o.unreadable for o in observations if o.read] == [True, True, True]
+    alone = LivePipeline(ScriptedReader([d, d, lucky]), NoSink(),
+                         PipelineConfig(doubtful_window=1))
+    observations = [alone.process(frame) for frame in _frames(4)]
+    assert [o.unreadable for o in observations if o.read] == [True, True, False]
+
+
+def test_clear_reads_never_become_unreadable_by_the_window():
+    c = FakeRead(True)
+    assert _run([c] * 12, window=6) == [False] * 12
 
 
 def test_a_reader_without_the_flag_never_makes_it_unreadable():
@@ -83,15 +118,17 @@ def test_the_table_shows_the_camera_as_unreadable(tmp_path):
     table = Table(open_store(tmp_path), "t1")
     service = CameraService(table, StillSource(0), lambda: None)
     service.pipeline = LivePipeline(
-        ScriptedReader([FakeRead(True, doubtful_frame=True)] * 3 + [FakeRead(True)]), NoSink())
+        ScriptedReader([FakeRead(True, doubtful_frame=True)] * 3 + [FakeRead(True)] * 4),
+        NoSink())
     assert _feed(service.pipeline, 3)[-1]
     frame = _frames(1)[0]
     service._report(frame)
     camera = table.state()["camera"]
     assert camera["state"] == "unreadable"
     assert "blurred" in camera["message"]
-    # a clear read: the state is ok again at the next report
-    service.pipeline.process(frame)
+    # clear reads: the state is ok again once they are most of the last reads
+    for _ in range(4):
+        service.pipeline.process(frame)
     assert not service.pipeline.unreadable
     service._status_at = -1e9
     service._report(frame)

@@ -49,6 +49,16 @@ class PipelineConfig(Settings):
     #: camera's state (``LivePipeline.unreadable``)
     unreadable_after: int = knob(3, 1, 1000, "reads in a row the reader could not read "
                                  "before the picture counts as unreadable")
+    #: ``LivePipeline._unreadable_around``: on a camera far out of focus most frames are
+    #: doubtful, and the few read in between are not better frames but lucky guesses
+    #: (the wide tracking benchmark's game 7000041: 157 of 195 frames doubtful, and two
+    #: in between read the new tiles as empty, so a turn committed wrong;
+    #: benchmarks/trials/tracker-guard.md). Not tuned: about a second of reads, and
+    #: "most" read plainly.
+    doubtful_window: int = knob(6, 1, 100, "reads with the board found that a read is "
+                                "judged among (itself included; 1: each read alone)")
+    doubtful_share: float = knob(0.5, 0.05, 1.0, "share of those reads that were doubtful "
+                                 "frames from which no read among them is evidence")
     #: ``Observation.sure_tiles``
     tile_sure: float = knob(0.9, 0.5, 1.0, "share of \"tile or empty\" the tile classes "
                             "need for an unsure cell (no hand) to surely hold a tile")
@@ -128,6 +138,9 @@ class LivePipeline:
         self.board_print: str | None = None
         #: reads in a row with the board found that were doubtful frames
         self.doubtful_reads = 0
+        #: whether each of the last ``doubtful_window`` reads with the board found was a
+        #: doubtful frame by itself (``_unreadable_around``)
+        self._recent_doubt: deque[bool] = deque(maxlen=self.config.doubtful_window)
         #: the committed tiles the last read could not see (``_unseen_committed``)
         self.unseen_committed: tuple[str, ...] = ()
         #: the last read found the board but not which way round it lies (a print with
@@ -173,7 +186,8 @@ class LivePipeline:
         self.unseen_committed = self._unseen_committed(cells, held)
         self.stats.unseen_committed_reads += bool(self.unseen_committed)
         self.orientation_unknown = not getattr(read, "orientation_known", True)
-        doubtful = bool(getattr(read, "doubtful_frame", False) or self.unseen_committed)
+        doubtful = self._unreadable_around(
+            bool(getattr(read, "doubtful_frame", False) or self.unseen_committed))
         self.doubtful_reads = self.doubtful_reads + 1 if doubtful else 0
         self.stats.unreadable_reads += doubtful
         # a lone occluded call on a still board is a cell the reader cannot read, not a
@@ -185,6 +199,17 @@ class LivePipeline:
                            cells=cells, held=held, hand=bool(hand), unreadable=doubtful,
                            covered=hand, sure_tiles=self._sure_tiles(read, doubted),
                            doubtful_empty=self._doubtful_empty(read, held))
+
+    def _unreadable_around(self, doubtful: bool) -> bool:
+        """Whether this read is no evidence: a doubtful frame itself, or read while at
+        least ``doubtful_share`` of the last ``doubtful_window`` reads with the board
+        found (this one included, two at least) were doubtful frames. A clear read
+        amid unreadable ones is a lucky guess on a picture that cannot be read, not a
+        better picture."""
+        recent = self._recent_doubt
+        recent.append(doubtful)
+        return doubtful or (len(recent) >= 2
+                             and sum(recent) >= self.config.doubtful_share * len(recent))
 
     def _unseen_committed(self, cells: Mapping[str, int], held: frozenset[str]) -> tuple[str, ...]:
         """Committed tiles (not a flagged turn's, which may be lifted) that this read
