@@ -1,5 +1,11 @@
-"""Trial (session 39, proof-dark-lines.md). Why oak boards go unfound: per oak photo of the held-out-prints bench set, each
-proposer's refined candidates' corner error (cells) and the proof's verdict."""
+"""Trial (session 39, proof-dark-lines.md): why oak boards go unfound. For each oak
+board among the first N photos of the held-out-prints bench set (seed 9001): the read
+(found or not, by which proposer, the print named), then each proposer's refined
+candidates with their corner error in cells (under any quarter turn, and as labelled)
+and the proof's verdict. The code on PYTHONPATH reads.
+
+    python benchmarks/trials/oak_proposers.py 60
+"""
 import sys
 from dataclasses import replace
 
@@ -22,6 +28,8 @@ cfg = replace(cfg, board=replace(cfg.board, prints=prints, textures_per_seed=8))
 r = Renderer(cfg, 9001, 1280, 960)
 reader = BoardReader(threads=1)
 games = {}
+
+
 def err(model, truth, f):
     c = np.asarray(model.corners(), np.float64) / f
     t = np.asarray(truth["corners"], np.float64)
@@ -30,6 +38,8 @@ def err(model, truth, f):
     best = min(np.max(np.linalg.norm(np.roll(c, k, 0) - t, axis=1)) for k in range(4))
     lab = np.max(np.linalg.norm(c - t, axis=1))
     return round(best / cell, 2), round(lab / cell, 2)
+
+
 for i in range(1, N + 1):
     jpeg, truth = render_photo(r, cfg, 9001, i, games)
     if not truth["board_found"] or truth.get("print") != "oak":
