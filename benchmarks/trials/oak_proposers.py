@@ -15,6 +15,7 @@ import numpy as np
 from zatre_vision.synth.config import SynthConfig
 from zatre_vision.synth.photos import render_photo
 from zatre_vision.synth.scene import Renderer
+from zatre_vision.vision.judge import corner_error_cells
 from zatre_vision.vision.location.pipeline import proposals_of
 from zatre_vision.vision.location.print_proof import prove
 from zatre_vision.vision.location.proposers import Frame
@@ -31,13 +32,13 @@ games = {}
 
 
 def err(model, truth, f):
+    """The judge's corner error (cells of the truth's top edge): under any quarter turn,
+    and as labelled."""
     c = np.asarray(model.corners(), np.float64) / f
     t = np.asarray(truth["corners"], np.float64)
     cell = np.linalg.norm(t[1] - t[0]) / 15
-    # any labelling: min over rotations
-    best = min(np.max(np.linalg.norm(np.roll(c, k, 0) - t, axis=1)) for k in range(4))
-    lab = np.max(np.linalg.norm(c - t, axis=1))
-    return round(best / cell, 2), round(lab / cell, 2)
+    best = min(corner_error_cells(np.roll(c, k, 0), t, cell) for k in range(4))
+    return round(best, 2), round(corner_error_cells(c, t, cell), 2)
 
 
 for i in range(1, N + 1):
