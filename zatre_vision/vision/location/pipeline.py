@@ -134,9 +134,8 @@ class BoardLocator:
                 yield found
 
     def locate(self, image: np.ndarray, grey: np.ndarray | None = None) -> Located:
-        """The first markerless proposals with a grid in ``image``, unproved: what the
-        proposers alone find, for tests and trials (the product locates through
-        ``locate_board``, whose proof decides); ``grey``: ``image`` in grey, if the
+        """The first markerless proposals with a grid in ``image``, unproved (``zatre
+        calibrate``'s registration, and tests); ``grey``: ``image`` in grey, if the
         caller has it."""
         frame = Frame(image, to_grey(image) if grey is None else grey, self.finder)
         for found in self.proposals(frame):

@@ -15,13 +15,7 @@ apart is the print around and in the grid, seen through the fit:
 Each lattice position and each unit line segment around the fit is one piece of
 evidence, with a soft observation: bright or not; a line's ridge or not, counted in
 proportion to how dark both its sides are (between tiles, or beside a light cell, no
-line shows whether printed or not). A print whose lines are darker than its cells (a
-wood-grain print with dark brown lines) shows them as valleys instead, between sides
-of any brightness; its expectation (``lines_dark``) is judged on those. "Bright" means
-brighter than the print's own cells: where those are mid-tone (the same wood-grain
-print: half as bright as its x2 cells), a cell's middle counts as bright only from a
-margin above their level (``PrintExpectation.bright_from``), not from the dark cells'
-bar, which would see the whole board, border included, as half bright. A hypothesis (the fit, or the fit moved by whole
+line shows whether printed or not). A hypothesis (the fit, or the fit moved by whole
 cells) says for each what to expect: a light cell, a dark cell, the border or cut
 corner (inside the cardboard, away from the logo and label), or the table beyond
 (nothing known); and the evidence's log-likelihood under it is summed
@@ -113,9 +107,6 @@ class ProofConfig(Settings):
     ridge_from: float = knob(0.04, 0.0, 1.0, "height above both sides from which a "
                              "segment's line counts as a ridge ...")
     ridge_ramp: float = knob(0.12, 0.001, 1.0, "... fully from this much more")
-    #: not tuned: half the ramp; every print but a mid-tone one keeps bright_from
-    above_cells: float = knob(0.15, 0.0, 1.0, "for a print with mid-tone cells, "
-                              "bright_from is at least their level (x2 cells 1) plus this")
     likelihoods: Likelihoods = part(Likelihoods, "the proof's model of a board")
 
 
@@ -214,43 +205,22 @@ KINDS, SEG_H, SEG_V = layout().kinds, layout().seg_h, layout().seg_v
 class PrintExpectation:
     """What the proof expects of one print (``calibration/prints/``, ``board_prints``):
     its ``name``, the ``zones`` where it prints a logo, label or text (no evidence
-    there), whether its border shows bright beside the x2 cells, and whether its lines
-    are darker than its cells (valleys, not ridges)."""
+    there), and whether its border shows bright beside the x2 cells."""
 
     name: str = "peri"
     zones: tuple[tuple[float, float, float, float], ...] = PRINT_ZONES
     border_bright: bool = False
-    lines_dark: bool = False
-    #: the level of its bare cells, its x2 cells' level 1 (dark cells: near 0.1)
-    cells_level: float = 0.0
 
     @property
     def rule(self) -> tuple:
         """What the proof sees of the print (prints alike here prove alike)."""
-        return self.zones, self.border_bright, self.lines_dark, self.cells_level
-
-    def bright_from(self, cfg: ProofConfig) -> float:
-        """Brightness (board bright level 1) from which a middle counts as bright on
-        this print: ``cfg.bright_from``, raised on a print with mid-tone cells to their
-        level plus ``cfg.above_cells``."""
-        return max(cfg.bright_from, self.cells_level + cfg.above_cells)
-
-
-def _level(bgr) -> float:
-    b, g, r = (float(c) for c in bgr)
-    return 0.114 * b + 0.587 * g + 0.299 * r
+        return self.zones, self.border_bright
 
 
 def expectation_of(profile: PrintProfile) -> PrintExpectation:
-    """The proof's expectation of a print profile: its lines are dark where their grey
-    level lies below its cells' (every edition we know but a wood-grain one prints
-    light lines on dark cells)."""
-    cells = _level(profile.cell_bgr)
-    x2 = float(np.mean(profile.x2_level)) + _level(profile.x2_tint)
-    lines_dark = float(np.mean(profile.line_level)) < cells
+    """The proof's expectation of a print profile."""
     return PrintExpectation(profile.name, tuple(profile.proof_zones),
-                            profile.border_shade == "bright", lines_dark,
-                            round(cells / max(x2, 1.0), 3))
+                            profile.border_shade == "bright")
 
 
 def expectations(profiles: Mapping[str, PrintProfile]) -> tuple[PrintExpectation, ...]:
@@ -259,56 +229,16 @@ def expectations(profiles: Mapping[str, PrintProfile]) -> tuple[PrintExpectation
 
 
 @dataclass(frozen=True)
-class Seen:
-    """The soft observations one print is judged on, in 0..1 (NaN where out of frame):
-    ``bright`` (N, N), and the lines of the horizontal (N+1, N) and vertical (N, N+1)
-    segments with the weight each carries."""
+class Evidence:
+    """Soft observations around one fit, in 0..1 (NaN where out of frame): ``bright``
+    (N, N), and the ridges of the horizontal (N+1, N) and vertical (N, N+1) segments
+    with the weight each carries (how dark both its sides are)."""
 
     bright: np.ndarray
-    line_h: np.ndarray
-    line_v: np.ndarray
-    weight_h: np.ndarray
-    weight_v: np.ndarray
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What was measured around one fit: each lattice position's middle (board bright
-    level 1; NaN where out of frame), the soft ridges of the horizontal (N+1, N) and
-    vertical (N, N+1) segments and, where asked for, their valleys (a dark line).
-    ``seen`` gives the observations a print is judged on."""
-
-    middle: np.ndarray
     ridge_h: np.ndarray
     ridge_v: np.ndarray
-    valley_h: np.ndarray | None = None
-    valley_v: np.ndarray | None = None
-
-    def seen(self, expect: PrintExpectation, cfg: ProofConfig) -> Seen:
-        """The observations of print ``expect``: a middle bright from its own bar
-        (``PrintExpectation.bright_from``); ridges weighing as much as both their sides
-        are dark (between tiles, or beside a light cell, a light line does not show), or
-        for a print with ``lines_dark`` valleys weighing 1 where seen (a dark line shows
-        between sides of any brightness)."""
-        bright = np.clip((self.middle - expect.bright_from(cfg)) / cfg.bright_ramp, 0, 1
-                         ).astype(np.float32)
-        if expect.lines_dark:
-            if self.valley_h is None or self.valley_v is None:
-                raise ValueError("evidence: valleys were not measured (evidence(..., "
-                                 "valleys=True))")
-            return Seen(bright, self.valley_h, self.valley_v, _seen_weight(self.valley_h),
-                        _seen_weight(self.valley_v))
-        # a segment counts as far as both its sides are dark (NaN beyond the extent)
-        dark = np.pad(1.0 - bright, 1, constant_values=np.nan)
-        return Seen(bright, self.ridge_h, self.ridge_v,
-                    np.minimum(dark[:-1, 1:-1], dark[1:, 1:-1]),
-                    np.minimum(dark[1:-1, :-1], dark[1:-1, 1:]))
-
-
-def _seen_weight(q: np.ndarray) -> np.ndarray:
-    """1 where a segment is seen, NaN where not (a dark line shows between sides of any
-    brightness)."""
-    return np.where(np.isnan(q), np.nan, 1.0).astype(np.float32)
+    weight_h: np.ndarray
+    weight_v: np.ndarray
 
 
 def _ridges(r: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -354,10 +284,8 @@ def _reduced(grey: np.ndarray, cell_px: float) -> tuple[np.ndarray, float]:
     return cv2.resize(grey, size, interpolation=cv2.INTER_AREA), size[0] / w
 
 
-def evidence(grey: np.ndarray, model: GridModel, cfg: ProofConfig,
-             valleys: bool = False) -> Evidence:
-    """The observations around ``model`` in the grey frame ``grey``; with ``valleys``
-    the dark lines' too (for a print with ``lines_dark``)."""
+def evidence(grey: np.ndarray, model: GridModel, cfg: ProofConfig) -> Evidence:
+    """The observations around ``model`` in the grey frame ``grey``."""
     h, w = grey.shape[:2]
     xy = model.rectify_map(PPC, LO, LO, HI, HI)
     valid = ((xy[..., 0] >= 0) & (xy[..., 0] <= w - 1)
@@ -376,19 +304,19 @@ def evidence(grey: np.ndarray, model: GridModel, cfg: ProofConfig,
     cells = r.reshape(N, p, N, p)[:, q0:q1, :, q0:q1]
     middle = np.median(cells.transpose(0, 2, 1, 3).reshape(N, N, -1), axis=2)
     cell_ok = valid.reshape(N, p, N, p).all(axis=(1, 3))
-    middle = np.where(cell_ok, middle, np.nan).astype(np.float32)
+    bright = np.clip((middle - cfg.bright_from) / cfg.bright_ramp, 0, 1)
+    bright = np.where(cell_ok, bright, np.nan).astype(np.float32)
     ridge_h = _ridges(r, valid)
     ridge_v = _ridges(np.ascontiguousarray(r.T), np.ascontiguousarray(valid.T)).T
 
     def soft(x: np.ndarray) -> np.ndarray:
         return np.clip((x - cfg.ridge_from) / cfg.ridge_ramp, 0, 1)
 
-    if not valleys:
-        return Evidence(middle, soft(ridge_h), soft(ridge_v))
-    inverse = 1.0 - r          # a dark line is a ridge of the inverted image
-    valley_h = _ridges(inverse, valid)
-    valley_v = _ridges(np.ascontiguousarray(inverse.T), np.ascontiguousarray(valid.T)).T
-    return Evidence(middle, soft(ridge_h), soft(ridge_v), soft(valley_h), soft(valley_v))
+    # a segment counts as far as both its sides are dark (NaN beyond the extent)
+    dark = np.pad(1.0 - bright, 1, constant_values=np.nan)
+    weight_h = np.minimum(dark[:-1, 1:-1], dark[1:, 1:-1])
+    weight_v = np.minimum(dark[1:-1, :-1], dark[1:-1, 1:])
+    return Evidence(bright, soft(ridge_h), soft(ridge_v), weight_h, weight_v)
 
 
 def _table(q: np.ndarray, probs: tuple[float, ...]) -> np.ndarray:
@@ -437,13 +365,12 @@ def scores(ev: Evidence, cfg: ProofConfig,
     lk = cfg.likelihoods
     lay = layout(expect.zones)
     border = lk.bright_border_bright if expect.border_bright else lk.bright_border
-    seen = ev.seen(expect, cfg)
-    pos = _table(seen.bright, (lk.bright_unknown, border, lk.bright_cell, lk.bright_light))
+    pos = _table(ev.bright, (lk.bright_unknown, border, lk.bright_cell, lk.bright_light))
     seg = (lk.ridge_unknown, lk.ridge_none, lk.ridge_line)
     masks = within or (True, True, True)
     out = _gather(pos * masks[0], lay.kinds)
-    for q, wgt, kinds, mask in ((seen.line_h, seen.weight_h, lay.seg_h, masks[1]),
-                                (seen.line_v, seen.weight_v, lay.seg_v, masks[2])):
+    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, lay.seg_h, masks[1]),
+                                (ev.ridge_v, ev.weight_v, lay.seg_v, masks[2])):
         table = _table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
         out = out + _gather(table * mask, kinds)
     return out
@@ -469,10 +396,9 @@ class Scorer:
         return self._scores[key]
 
     def differing(self, expect: PrintExpectation) -> np.ndarray:
-        key = (expect.zones, expect.lines_dark, expect.bright_from(self.cfg))
-        if key not in self._differing:
-            self._differing[key] = differing(self.ev, expect, self.cfg)
-        return self._differing[key]
+        if expect.zones not in self._differing:
+            self._differing[expect.zones] = differing(self.ev, expect)
+        return self._differing[expect.zones]
 
     def bent(self, expect: PrintExpectation) -> bool:
         """Does a one-cell move beat the fit by ``min_margin`` within one quarter of the
@@ -524,16 +450,13 @@ def bent(ev: Evidence, cfg: ProofConfig, expect: PrintExpectation = PERI) -> boo
     return Scorer(ev, cfg).bent(expect)
 
 
-def differing(ev: Evidence, expect: PrintExpectation = PERI, cfg: ProofConfig | None = None
-              ) -> np.ndarray:
+def differing(ev: Evidence, expect: PrintExpectation = PERI) -> np.ndarray:
     """(M,) how many seen pieces of evidence the fit and each move expect differently
-    (a segment counts when both its sides are seen and it weighs half or more: for
-    light lines, both its sides mostly dark)."""
-    seen = ev.seen(expect, cfg or ProofConfig())
+    (a segment counts when both its sides are seen and mostly dark)."""
     lay = layout(expect.zones)
-    n = ((lay.kinds[0] != lay.kinds) & ~np.isnan(seen.bright)).sum(axis=(1, 2))
-    for q, wgt, kinds in ((seen.line_h, seen.weight_h, lay.seg_h),
-                          (seen.line_v, seen.weight_v, lay.seg_v)):
+    n = ((lay.kinds[0] != lay.kinds) & ~np.isnan(ev.bright)).sum(axis=(1, 2))
+    for q, wgt, kinds in ((ev.ridge_h, ev.weight_h, lay.seg_h),
+                          (ev.ridge_v, ev.weight_v, lay.seg_v)):
         seen = ~np.isnan(q) & (np.nan_to_num(wgt) >= 0.5)
         n = n + ((kinds != kinds[0]) & seen).sum(axis=(1, 2))
     return n
@@ -569,9 +492,8 @@ def prove(grey: np.ndarray, model: GridModel, cfg: ProofConfig | None = None,
         if all(expect.rule != g.rule for g in groups):
             groups.append(expect)
     moved = (0, 0)
-    valleys = any(p.lines_dark for p in prints)
     for _ in range(cfg.max_moves + 1):
-        judge = Scorer(evidence(grey, model, cfg, valleys), cfg)
+        judge = Scorer(evidence(grey, model, cfg), cfg)
         expect = judge.likeliest(groups) if len(groups) > 1 else groups[0]
         m = judge.margins(expect)
         named = _named(m)
