@@ -178,8 +178,10 @@ class ReaderConfig(Settings):
     recentre_shift: int = knob(
         3, 1, 8, "pixels an uncertain tile's crop is moved to re-centre it")
     #: ... a moved crop settles the cell when it reads a tile class with this probability,
-    #: no moved crop reads another class with recentre_rival or more, and the class was
-    #: one of the two the cell's own (steadied) reading ranked first. Only cells with no
+    #: no moved crop reads another class with recentre_rival or more, and the class is
+    #: the one the cell was read as (since session 40: before, either of the two its own
+    #: reading ranked first; a bar raised could then turn a reading into another rather
+    #: than into a doubt, and the tile the crops saw is left for the table). Only cells with no
     #: occluded call touching them are read again: next to a hand a moved crop can look
     #: past the hand's edge and be sure of the pips it still sees. Chosen on wide seeds
     #: 7001, 6101 and 6201 (781 boards), with recentre_empty_below: exact boards 438 ->
