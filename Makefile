@@ -139,7 +139,8 @@ translations: $(VENV)/.installed
 # New models, unattended: renders the training data, trains both networks, fits the
 # reader's decision, runs the gate against models/, and lands the candidates there only
 # if the gate passes (docs/vision-training.md#make-models). Resumable: the same command
-# goes on from where it stopped (state, chunks and checkpoints in build/models/). About
+# goes on from where it stopped (state, chunks and checkpoints outside the clone, in
+# ~/.cache/zatre-vision/models/; MODELS_ARGS="--run DIR" for another folder). About
 # 3 hours on a 2-core CPU; `make models MODELS_ARGS=--gpu` where a GPU is lent.
 MODELS_ARGS ?=
 $(VENV)/.installed-train: pyproject.toml | $(BIN)/python

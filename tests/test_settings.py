@@ -153,3 +153,20 @@ def test_a_pipeline_config_from_json_reaches_its_nested_parts():
 def test_a_proof_config_keeps_its_chances_away_from_0_and_1():
     with pytest.raises(SettingsError, match="ridge_none = 0.0 is outside 0.001..0.999"):
         ProofConfig.from_dict({"likelihoods": {"ridge_none": 0}}, "ProofConfig")
+
+
+@dataclass(frozen=True)
+class MaybeOuter(Settings):
+    inner: Inner | None = part(Inner, "a pass that may be switched off as a whole")
+
+
+def test_a_part_that_may_be_none_takes_none_a_config_or_an_object_and_nothing_else():
+    assert MaybeOuter(inner=None).inner is None
+    assert MaybeOuter.from_dict({"inner": None}).inner is None
+    assert MaybeOuter.from_dict(MaybeOuter().to_dict()) == MaybeOuter()
+    assert MaybeOuter.from_dict({"inner": {}}) == MaybeOuter()
+    with pytest.raises(SettingsError, match=r"^MaybeOuter.inner is int, not Inner$"):
+        MaybeOuter(inner=3)
+    with pytest.raises(SettingsError, match=r"^card.inner: unknown field 'nope'"):
+        MaybeOuter.from_dict({"inner": {"nope": 1}}, "card")
+    assert "inner.rate = 0.5 [0.0..1.0]: a share" in MaybeOuter.describe()

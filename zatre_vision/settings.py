@@ -62,6 +62,15 @@ def _kind(cls: type, f: Field) -> Any:
     return _hints(cls)[f.name]
 
 
+def _part_kind(kind: Any) -> Any:
+    """The config class of a part, also where the part may be None (``X | None``,
+    a pass switched off); None where the annotation names no config class."""
+    if isinstance(kind, type):
+        return kind
+    inner = [k for k in typing.get_args(kind) if k is not type(None)]
+    return inner[0] if len(inner) == 1 and isinstance(inner[0], type) else None
+
+
 def _checked(owner: str, f: Field, kind: Any, value: Any) -> Any:
     """``value`` as the field takes it (an int given for a float becomes a float), or
     SettingsError in one line."""
@@ -72,8 +81,11 @@ def _checked(owner: str, f: Field, kind: Any, value: Any) -> Any:
             raise SettingsError(f"{name} is {value!r}, not true or false")
         return value
     if meta.get("part"):
-        if isinstance(kind, type) and not isinstance(value, kind):
-            raise SettingsError(f"{name} is {type(value).__name__}, not {kind.__name__}")
+        part_kind = _part_kind(kind)
+        optional = part_kind is not kind
+        if part_kind is not None and not isinstance(value, part_kind) \
+                and not (optional and value is None):
+            raise SettingsError(f"{name} is {type(value).__name__}, not {part_kind.__name__}")
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SettingsError(f"{name} is {value!r}, not a number")
@@ -127,9 +139,9 @@ class Settings:
         given = {}
         for name, value in raw.items():
             f = known[name]
-            if f.metadata.get("part"):
-                kind = _kind(cls, f)
-                if isinstance(kind, type) and issubclass(kind, Settings):
+            if f.metadata.get("part") and value is not None:
+                kind = _part_kind(_kind(cls, f))
+                if kind is not None and issubclass(kind, Settings):
                     value = kind.from_dict(value, f"{where}.{name}")
             given[name] = value
         try:
@@ -157,8 +169,8 @@ class Settings:
             about = f.metadata.get("about", "")
             if f.metadata.get("part"):
                 out.append(f"{prefix}{f.name}: {about}")
-                kind = _kind(cls, f)
-                if isinstance(kind, type) and issubclass(kind, Settings):
+                kind = _part_kind(_kind(cls, f))
+                if kind is not None and issubclass(kind, Settings):
                     out += kind.describe(f"{prefix}{f.name}.")
                 continue
             default = f.default if f.default is not MISSING else "(made)"

@@ -44,6 +44,19 @@ def test_the_world_spans_surfaces_looks_borders_and_logos():
     assert min(line_levels) < 80 and max(line_levels) > 200     # dark and light lines
 
 
+def test_the_world_spans_cell_tones_from_dark_through_mid_to_light():
+    """Mid-tone cells under lighter x2 cells (a wood-grain print's look) are in the
+    world, not only dark cells under light ones and light cells under darker ones; the
+    held-out oak print itself stays out (``near_held_out``)."""
+    prints = [sample_print(np.random.default_rng([62, k])) for k in range(400)]
+    levels = np.array([_cell_level(p) for p in prints])
+    assert (levels < 70).mean() > 0.4 and (levels > 150).mean() > 0.1
+    mid_lighter = [p for p in prints if 75 <= _cell_level(p) <= 150
+                   and _x2_level(p) > _cell_level(p) + 60]
+    assert len(mid_lighter) > 20
+    assert {p.cells for p in mid_lighter} == {"marble", "plain", "wood"}
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_no_draw_of_the_world_comes_near_a_held_out_print(seed):

@@ -175,7 +175,7 @@ def test_fallback_switches_come_from_the_board_card(tmp_path):
     assert BoardLocator(model).fallbacks.proposers == ("line_search", "corner_moves")
     card["locate_fallbacks"] = {"switches": {"mirrorred": False}}
     (tmp_path / "board.onnx.json").write_text(json.dumps(card))
-    with pytest.raises(BoardModelError, match="unknown switch 'mirrorred'"):
+    with pytest.raises(BoardModelError, match="locate_fallbacks.switches: unknown field 'mirrorred'"):
         BoardLocator(model)
     card["locate_fallbacks"] = {"switches": {"texture": "no"}}
     (tmp_path / "board.onnx.json").write_text(json.dumps(card))

@@ -319,3 +319,15 @@ def test_the_gate_reads_the_outside_renderers_photos_where_the_clone_has_them(tm
     (photos / "set-a").mkdir(parents=True)
     (photos / "set-a" / "truth.json").write_text("{}")
     assert f"--folder={photos}" in mm.Commands.expand(mm.GATE_COMMAND, run._values())
+
+
+def test_a_run_is_kept_outside_the_clone_unless_told(tmp_path):
+    """Issue 60: the run resumes from a folder kept outside the clone, so a fresh clone
+    (or the same one made again) goes on with the same chunks and checkpoints."""
+    from zatre_vision.training.make_models import REPO, default_run_folder
+
+    assert default_run_folder({"XDG_CACHE_HOME": str(tmp_path)}) == \
+        tmp_path / "zatre-vision" / "models"
+    home = default_run_folder({})
+    assert home == Path.home() / ".cache" / "zatre-vision" / "models"
+    assert REPO not in home.parents

@@ -168,13 +168,13 @@ def test_an_unknown_proposer_gives_a_clear_one_line_error():
     message = str(err.value)
     assert "\n" not in message and "'textures'" in message and "texture" in message
     with pytest.raises(FallbacksError, match="unknown fallback 'magic'"):
-        LocateFallbacks(("line_search", "magic"))
+        LocateFallbacks.of(("line_search", "magic"))
     with pytest.raises(FallbacksError, match="no fallback 'magic'"):
         LocateFallbacks().without("magic")
 
 
 def test_the_fallbacks_keep_their_order_whatever_order_they_are_given_in():
-    on = LocateFallbacks(("texture", "line_search", "border_moves"))
+    on = LocateFallbacks.of(("texture", "line_search", "border_moves"))
     assert on.on == ("border_moves", "line_search", "texture")
     assert on.proposers == ("line_search", "texture")
     assert "texture" in on and "mirrored" not in on

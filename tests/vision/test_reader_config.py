@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from zatre_vision.vision.location import ProofConfig
 from zatre_vision.vision.reader import BoardReader, ReaderCardError, ReaderConfig
 from zatre_vision.vision.reading.classify import DEFAULT_MODEL, ModelError
 from zatre_vision.vision.reading.measure import MEASURE_FIELDS
@@ -71,7 +72,7 @@ def test_a_card_out_of_bounds_is_one_clear_error(f):
         message = str(caught.value)
         assert "\n" not in message and f.name in message and "outside" in message
     if f.type == "int":
-        with pytest.raises(ReaderCardError, match=f"{f.name} is not a whole number"):
+        with pytest.raises(ReaderCardError, match=f"{f.name} is 2.5, not a whole number"):
             ReaderConfig.from_card({"reader_thresholds": {"values": {f.name: 2.5}}})
 
 
@@ -96,12 +97,17 @@ def test_describe_gives_each_field_its_default_bounds_and_purpose():
         assert lines[f.name] == (f"{f.name} = {f.default} [{low}..{high}]: "
                                  f"{f.metadata['about']}")
     for f in SWITCHES:
-        assert lines[f.name] == f"{f.name} = True: {f.metadata['about']}"
+        assert lines[f.name] == f"{f.name} = True (on or off): {f.metadata['about']}"
     proof = next(f for f in fields(ReaderConfig) if f.name == "print_proof")
-    assert lines["print_proof"] == f"print_proof = (config): {proof.metadata['about']}"
-    # one line for each field, in the order they are declared, and nothing else
-    assert list(lines) == [f.name for f in fields(ReaderConfig)]
-    assert len(lines) == len(ReaderConfig.describe())
+    described = ReaderConfig.describe()
+    assert f"print_proof: {proof.metadata['about']}" in described
+    # the proof's own fields follow its line, named print_proof.<field>
+    proof_lines = [line for line in described if line.startswith("print_proof.")]
+    assert proof_lines == ProofConfig.describe("print_proof.")
+    # one line for each field of the reader, in the order they are declared
+    own = [line.split(" = ")[0] for line in described
+           if not line.startswith("print_proof")]
+    assert own == [f.name for f in fields(ReaderConfig) if f.name != "print_proof"]
     # no two fields are described alike
     abouts = [f.metadata["about"] for f in fields(ReaderConfig)]
     assert len(set(abouts)) == len(abouts)

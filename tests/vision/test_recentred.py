@@ -123,6 +123,15 @@ def test_a_class_outside_the_cells_two_best_is_not_taken():
     assert res.uncertain == ["K6"] and res.recentred == []
 
 
+def test_a_move_sure_of_the_cells_second_class_leaves_it_uncertain():
+    """The cell was read as a two: at a lower bar it would be reported a two, so a moved
+    crop sure of "1" makes it a doubt, never a one."""
+    reader, _ = _reader({K6: CENTRED_ON_1})
+    torn_2_1 = prob_row(_2=0.5, _1=0.45, occluded=0.05)
+    res = reader.recentred(BOARD, _result(["K6"], {K6: torn_2_1}))
+    assert res.uncertain == ["K6"] and "K6" not in res.cells and res.recentred == []
+
+
 def test_a_cell_the_network_may_see_empty_is_left_alone():
     """Moving the crop tells tile classes apart, not whether a tile is there."""
     reader, _ = _reader({K6: CENTRED_ON_1})

@@ -4,7 +4,7 @@ Five named prints are too small a world for a sixth: a board finder trained on t
 finds most boards of a print it knows and few of one it does not. ``sample_print``
 draws a print of the same 193-cell grid from wide ranges:
 
-- the cells' surface: marble (any colour), flat, or wood grain; dark or light;
+- the cells' surface: marble (any colour), flat, or wood grain; dark, mid-tone or light;
 - the x2 cells: lighter, darker, or another hue than the rest (never their twin);
 - the start cell: a colour of its own, or the x2 cells' look;
 - grid lines: width, and a colour (light, dark or tinted);
@@ -60,15 +60,28 @@ def _level(bgr: Iterable[float]) -> float:
     return 0.114 * b + 0.587 * g + 0.299 * r
 
 
+#: the cells' tone: its share of the world, the value (HSV) of plain or marble cells and
+#: of wood, and how the x2 cells differ (lighter, darker, another hue). Most editions
+#: print dark cells under light x2 cells; a mid tone (a wood-grain print, half as bright
+#: as its cream x2 cells) fills the gap between dark and light, which the world left
+#: nearly empty before session 39
+TONES = {
+    "dark": (0.65, (0.02, 0.3), (0.12, 0.4), (0.7, 0.1, 0.2)),
+    "mid": (0.15, (0.3, 0.6), (0.35, 0.65), (0.6, 0.2, 0.2)),
+    "light": (0.2, (0.6, 0.95), (0.5, 0.85), (0.2, 0.6, 0.2)),
+}
+
+
 def _draw(rng: np.random.Generator) -> BoardPrint:
-    dark = rng.random() < 0.75                      # most editions: dark cells
+    tone = str(rng.choice(list(TONES), p=[t[0] for t in TONES.values()]))
+    _, value, wood_value, looks = TONES[tone]
     surface = str(rng.choice(["marble", "plain", "wood"], p=[0.4, 0.35, 0.25]))
     if surface == "wood":
         cells = _hsv_bgr(float(rng.uniform(15, 45)), float(rng.uniform(0.35, 0.8)),
-                         float(rng.uniform(0.12, 0.4) if dark else rng.uniform(0.5, 0.85)))
+                         float(rng.uniform(*wood_value)))
     else:
-        cells = _colour(rng, (0.02, 0.3) if dark else (0.6, 0.95), (0.0, 0.7))
-    look = rng.choice(["lighter", "darker", "hue"], p=[0.7, 0.1, 0.2] if dark else [0.2, 0.6, 0.2])
+        cells = _colour(rng, value, (0.0, 0.7))
+    look = rng.choice(["lighter", "darker", "hue"], p=list(looks))
     cell_level = _level(cells)
     if look == "lighter" and cell_level > 170:     # no room above: the other way
         look = "darker"

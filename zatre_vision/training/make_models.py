@@ -71,6 +71,15 @@ GATE_REJECTS = 1
 TAIL_LINES = 12
 
 
+def default_run_folder(env: dict | None = None) -> Path:
+    """Where a run keeps its state, chunks and checkpoints unless told: outside the
+    clone (``$XDG_CACHE_HOME/zatre-vision/models``, ``~/.cache`` when unset), so that a
+    fresh clone, or a clone removed and made again, resumes the same run."""
+    env = os.environ if env is None else env
+    cache = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "zatre-vision" / "models"
+
+
 class StepFailed(Exception):
     """A step could not finish (one line); the same command runs it again."""
 
@@ -445,7 +454,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "unattended run; the same command resumes it.")
     ap.add_argument("--run", type=Path, default=None,
                     help="run folder: state, chunks, checkpoints, candidates, logs "
-                         "(default build/models; build/models-quick with --quick)")
+                         "(default outside the clone: $XDG_CACHE_HOME/zatre-vision/models, "
+                         "~/.cache when unset; build/models-quick with --quick)")
     ap.add_argument("--models", type=Path, default=None,
                     help="where a model that passes the gate lands (default the "
                          "repository's models/; with --quick, RUN/landed)")
@@ -516,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make models: --device cuda: no GPU that torch {torch.__version__} can use",
                   file=sys.stderr)
             return 2
-    folder = a.run or REPO / "build" / ("models-quick" if a.quick else "models")
+    folder = a.run or (REPO / "build" / "models-quick" if a.quick else default_run_folder())
     paths = Paths.under(folder, a.models or (folder / "landed" if a.quick else None),
                         a.gate_table or (folder / "landed" / "gate.md" if a.quick else None),
                         a.cache)

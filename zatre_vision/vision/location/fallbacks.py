@@ -14,7 +14,9 @@ no board model) keeps every fallback on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ...settings import Settings, SettingsError, switch
 
 #: what each fallback does, in the order the search reaches them
 ABOUT = {
@@ -46,26 +48,30 @@ LAST_RESORT = ("line_search", "corner_moves", "mirrored", "texture")
 REFINE_STEPS = ("border_moves", "line_refit")
 
 
-class FallbacksError(ValueError):
+class FallbacksError(SettingsError):
     """A board model card's ``locate_fallbacks`` that cannot be used (one line)."""
 
 
 @dataclass(frozen=True)
-class LocateFallbacks:
-    """The fallbacks switched on (names from ``NAMES``, in that order); every one by
-    default. ``name in fallbacks`` says whether one runs."""
+class LocateFallbacks(Settings):
+    """The fallbacks switched on; every one by default (written as every config is,
+    ``settings.Settings``: one switch per fallback). ``name in fallbacks`` says whether
+    one runs; ``on`` names those that do, in ``NAMES``' order."""
 
-    on: tuple[str, ...] = NAMES
-
-    def __post_init__(self) -> None:
-        unknown = [n for n in self.on if n not in NAMES]
-        if unknown:
-            raise FallbacksError(f"unknown fallback {unknown[0]!r} "
-                                 f"(known: {', '.join(NAMES)})")
-        object.__setattr__(self, "on", tuple(n for n in NAMES if n in self.on))
+    border_moves: bool = switch(ABOUT["border_moves"])
+    line_search: bool = switch(ABOUT["line_search"])
+    line_refit: bool = switch(ABOUT["line_refit"])
+    corner_moves: bool = switch(ABOUT["corner_moves"])
+    mirrored: bool = switch(ABOUT["mirrored"])
+    texture: bool = switch(ABOUT["texture"])
 
     def __contains__(self, name: str) -> bool:
-        return name in self.on
+        return name in NAMES and getattr(self, name)
+
+    @property
+    def on(self) -> tuple[str, ...]:
+        """The fallbacks switched on, in ``NAMES``' order."""
+        return tuple(n for n in NAMES if getattr(self, n))
 
     @staticmethod
     def names() -> tuple[str, ...]:
@@ -77,10 +83,18 @@ class LocateFallbacks:
         return tuple(n for n in self.on if n in LAST_RESORT)
 
     @classmethod
+    def of(cls, on: tuple[str, ...] | list[str]) -> LocateFallbacks:
+        """These fallbacks on (names from ``NAMES``), the rest off."""
+        unknown = [n for n in on if n not in NAMES]
+        if unknown:
+            raise FallbacksError(f"unknown fallback {unknown[0]!r} "
+                                 f"(known: {', '.join(NAMES)})")
+        return cls(**{n: n in on for n in NAMES})
+
+    @classmethod
     def switched(cls, **switches: bool) -> LocateFallbacks:
         """Every fallback on except those given False (``switched(texture=False)``)."""
-        cls._check(switches)
-        return cls(tuple(n for n in NAMES if switches.get(n, True)))
+        return cls._from(switches, "locate_fallbacks.switches")
 
     @classmethod
     def from_card(cls, card: dict | None) -> LocateFallbacks:
@@ -92,28 +106,24 @@ class LocateFallbacks:
         switches = entry.get("switches") if isinstance(entry, dict) else None
         if not isinstance(switches, dict):
             raise FallbacksError("locate_fallbacks: no 'switches' object")
-        return cls.switched(**switches)
+        return cls._from(switches, "locate_fallbacks.switches")
 
-    @staticmethod
-    def _check(switches: dict) -> None:
-        unknown = sorted(set(switches) - set(NAMES))
-        if unknown:
-            raise FallbacksError(f"locate_fallbacks: unknown switch {unknown[0]!r} "
-                                 f"(known: {', '.join(NAMES)})")
-        for name, value in switches.items():
-            if not isinstance(value, bool):
-                raise FallbacksError(f"locate_fallbacks.{name}: {value!r} is not "
-                                     "true or false")
+    @classmethod
+    def _from(cls, switches: dict, where: str) -> LocateFallbacks:
+        try:
+            return cls.from_dict(switches, where)
+        except SettingsError as exc:
+            raise FallbacksError(str(exc)) from None
 
     def without(self, name: str) -> LocateFallbacks:
         """These fallbacks with ``name`` off (the ablation's arms)."""
         if name not in NAMES:
             raise FallbacksError(f"no fallback {name!r}")
-        return LocateFallbacks(tuple(n for n in self.on if n != name))
+        return replace(self, **{name: False})
 
     def as_dict(self) -> dict[str, bool]:
         """One true or false per name (the card's ``locate_fallbacks.switches``)."""
-        return {n: n in self.on for n in NAMES}
+        return self.to_dict()
 
 
 __all__ = ["ABOUT", "LAST_RESORT", "NAMES", "REFINE_STEPS", "FallbacksError",

@@ -294,24 +294,26 @@ def beside_hand_candidates(result: ReadResult) -> np.ndarray:
 
 def recentre(result: ReadResult, evidence: Evidence, config: ReaderConfig) -> None:
     """Step 7 (``pass_recentred``; not on a frame held back): each candidate cell
-    (``recentre_candidates``) takes the tile class one of its re-centred readings is
-    ``recentre_sure`` of, where no moved crop rivals it (``recentre_rival``), the class
-    was among the cell's two best, its own "empty" is below ``recentre_empty_below`` and
-    no sure count vetoed that class. ``result`` is changed in place; its ``classes``
-    keep the network's own reading."""
+    (``recentre_candidates``) is settled as the tile class it was read as where one of
+    its re-centred readings is ``recentre_sure`` of that class, no moved crop rivals it
+    (``recentre_rival``), its own "empty" is below ``recentre_empty_below`` and no sure
+    count vetoed the class. A moved crop sure of another class leaves the cell uncertain:
+    at a lower bar the cell would be reported as the class it was read as, so settling it
+    as another would make the value reported depend on the bar (a bar raised would turn
+    a reading into a different one, not into a doubt). ``result`` is changed in place;
+    its ``classes`` keep the network's own reading."""
     if not config.pass_recentred or result.doubtful_frame:
         return
     index = recentre_candidates(result)
     if len(index) == 0:
         return
     best = evidence.recentred.of(index, "re-centred")[:, :, :OCCLUDED].max(axis=0)
-    top_two = np.argsort(result.probabilities[index], axis=1)[:, -2:]
     settled = []
     for k, i in enumerate(index):
         c = int(best[k].argmax())
         rival = float(np.partition(best[k], -2)[-2])
-        if (c > 0 and best[k, c] >= config.recentre_sure and rival < config.recentre_rival
-                and c in top_two[k] and not vetoed(result, i, c)
+        if (c > 0 and c == result.classes[i] and best[k, c] >= config.recentre_sure
+                and rival < config.recentre_rival and not vetoed(result, i, c)
                 and result.probabilities[i, 0] < config.recentre_empty_below):
             result.cells[CELL_NAMES[i]] = c
             settled.append(CELL_NAMES[i])

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from ...settings import Settings, knob
 from ..geometry import IS_LIGHT
 from .cells import moved_crops, oriented
 from .classify import CLASSES, OCCLUDED, softmax
@@ -49,12 +50,8 @@ FORMAT = "zatre-tiles"
 VERSION = 1
 
 
-def _knob(default, low, high, about: str):
-    return field(default=default, metadata={"bounds": (low, high), "about": about})
-
-
 @dataclass(frozen=True)
-class AdaptConfig:
+class AdaptConfig(Settings):
     """The adaptation's own constants, with bounds (refused outside them). Fitted by
     ``python -m zatre_vision.training.fit_tile_adaptation`` on ``synth.tiles.FITTING_STYLES`` only, tile
     sets that ``zatre bench adapt`` never renders (results:
@@ -72,21 +69,14 @@ class AdaptConfig:
     hands and the fit is run again, ``ridge`` keeps 1e-3, the safer value set before
     the fit (which was chosen looking at two of the benchmark's styles)."""
 
-    ridge: float = _knob(1e-3, 1e-6, 1.0, "ridge penalty on the head's weights "
+    ridge: float = knob(1e-3, 1e-6, 1.0, "ridge penalty on the head's weights "
                          "(standardised features, mean loss per crop)")
-    steps: int = _knob(200, 20, 2000, "gradient-descent steps (Adam)")
-    step_size: float = _knob(0.06, 1e-4, 0.5, "Adam's step size")
-    count_seen: float = _knob(0.05, 0.01, 1.0, "share of a value's calibration tiles "
+    steps: int = knob(200, 20, 2000, "gradient-descent steps (Adam)")
+    step_size: float = knob(0.06, 1e-4, 0.5, "Adam's step size")
+    count_seen: float = knob(0.05, 0.01, 1.0, "share of a value's calibration tiles "
                               "counted k pips from which count k agrees with that value")
-    temperature: float = _knob(1.0, 0.5, 4.0, "the adapted logits are divided by it: "
+    temperature: float = knob(1.0, 0.5, 4.0, "the adapted logits are divided by it: "
                                "above 1, less sure (fewer silent errors, more doubts)")
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            low, high = f.metadata["bounds"]
-            if not low <= getattr(self, f.name) <= high:
-                raise ValueError(f"AdaptConfig.{f.name} = {getattr(self, f.name)} is outside "
-                                 f"{low}..{high} ({f.metadata['about']})")
 
 
 #: the fitted defaults (``AdaptConfig``)
