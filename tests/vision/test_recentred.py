@@ -116,7 +116,8 @@ def test_not_sure_enough_keeps_the_cell_uncertain():
     assert res.uncertain == ["K6"] and res.recentred == []
 
 
-def test_a_class_outside_the_cells_two_best_is_not_taken():
+def test_a_class_the_cell_was_not_read_as_is_not_taken():
+    """A moved crop sure of a five, on a cell torn between one and two."""
     moves = [prob_row(_5=0.99, _1=0.01)] + [prob_row(_1=0.5, _2=0.5)] * (MOVES - 1)
     reader, _ = _reader({K6: moves})
     res = reader.recentred(BOARD, _result(["K6"], {K6: TORN_1_2}))
