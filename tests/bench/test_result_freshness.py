@@ -3,7 +3,8 @@ measures, and ``make bench`` writes exactly those files.
 
 A file fails when it lacks one of its provenance fields (commit, date, machine,
 command, measures), when its commit is not a clean commit of this history (``+changes``
-or unknown to git), or when a commit after it touched a path it measures. The message
+or unknown to git), or when a commit after it touched a path it measures (of a model
+card, anything but its ``training`` section, which records how the model was made). The message
 names the file, the commits and the ``make`` target that regenerates it. Without git
 history (no ``.git``, or a shallow clone without the recorded commit) it skips.
 ``benchmarks/trials/`` holds one-off trials, not regenerated: they are not checked."""
@@ -41,6 +42,27 @@ def no_history(repo: Path) -> str | None:
     return None
 
 
+#: a model card: what the reader takes from it (classes, input, thresholds, fallbacks)
+#: is measured; its ``training`` section (how it was made, gate verdicts, a rerun of the
+#: recipe) is provenance that no figure depends on
+CARD = ".onnx.json"
+
+
+def card_decision(repo: Path, commit: str, card: str) -> object:
+    """The card at ``commit`` without its ``training`` section (None where absent or
+    not JSON)."""
+    shown = git(repo, "show", f"{commit}:{card}")
+    if shown.returncode != 0:
+        return None
+    try:
+        data = json.loads(shown.stdout)
+    except ValueError:
+        return None
+    if isinstance(data, dict):
+        data.pop("training", None)
+    return data
+
+
 def staleness(path: Path, repo: Path, target: str) -> tuple[str, str] | None:
     """("fail" | "skip", one line) for a result file that is incomplete or older than
     the code it measures; None when it is fresh."""
@@ -63,10 +85,17 @@ def staleness(path: Path, repo: Path, target: str) -> tuple[str, str] | None:
         return "fail", f"{name}: commit {commit} is unknown to git; {regenerate}"
     if git(repo, "merge-base", "--is-ancestor", commit, "HEAD").returncode != 0:
         return "fail", f"{name}: commit {commit} is not in this branch's history; {regenerate}"
-    log = git(repo, "log", "--format=%h", f"{commit}..HEAD", "--", *measures)
-    if log.returncode != 0:
-        return "fail", f"{name}: git log failed: {log.stderr.strip()}"
-    newer = log.stdout.split()
+    paths = [m for m in measures if not m.endswith(CARD)]
+    newer: list[str] = []
+    if paths:
+        log = git(repo, "log", "--format=%h", f"{commit}..HEAD", "--", *paths)
+        if log.returncode != 0:
+            return "fail", f"{name}: git log failed: {log.stderr.strip()}"
+        newer = log.stdout.split()
+    for card in (m for m in measures if m.endswith(CARD)):
+        if card_decision(repo, commit, card) != card_decision(repo, "HEAD", card):
+            newer += [h for h in git(repo, "log", "--format=%h", f"{commit}..HEAD", "--",
+                                     card).stdout.split() if h not in newer]
     if newer:
         shown = ", ".join(newer[:6]) + (f" and {len(newer) - 6} more" if len(newer) > 6 else "")
         return "fail", (f"{name}: made at {commit}, but {len(newer)} later commit(s) changed "
@@ -169,6 +198,21 @@ def test_a_later_change_to_a_measured_path_makes_it_stale(tmp_path):
     assert kind == "fail"
     assert "result.json" in line and later in line and made in line
     assert "make benchmarks/results/r.json" in line and "zatre bench x" in line
+
+
+def test_a_card_changed_only_in_how_it_was_made_leaves_it_fresh(tmp_path):
+    repo = _repo(tmp_path)
+    card = {"classes": 7, "reader_thresholds": {"min_confidence": 0.5},
+            "training": {"epochs": 26}}
+    made = _commit(repo, "pkg/m.onnx.json", json.dumps(card))
+    card["training"]["reproduced"] = {"verdict": "passed"}
+    _commit(repo, "pkg/m.onnx.json", json.dumps(card, indent=2))
+    result = _result(repo, made, measures=["pkg/m.onnx.json"])
+    assert staleness(result, repo, "r.json") is None
+    card["reader_thresholds"]["min_confidence"] = 0.6
+    later = _commit(repo, "pkg/m.onnx.json", json.dumps(card))
+    kind, line = staleness(result, repo, "r.json")
+    assert kind == "fail" and later in line
 
 
 @pytest.mark.parametrize("over, words", [
