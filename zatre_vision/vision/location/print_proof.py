@@ -37,7 +37,7 @@ whole move explains the evidence best (``Scorer.likeliest``), and the proof name
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -179,11 +179,26 @@ def _segment_kinds(kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @dataclass(frozen=True)
 class Layout:
     """Per move (MOVES order): position kinds (M, N, N), horizontal and vertical
-    segment kinds (M, N+1, N) and (M, N, N+1), for one print's zones."""
+    segment kinds (M, N+1, N) and (M, N, N+1), for one print's zones; and each as the
+    flat indices ``_gather`` takes (``flat_indices``), made once with the layout."""
 
     kinds: np.ndarray
     seg_h: np.ndarray
     seg_v: np.ndarray
+    flat_kinds: np.ndarray = field(init=False, repr=False, compare=False)
+    flat_seg_h: np.ndarray = field(init=False, repr=False, compare=False)
+    flat_seg_v: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("kinds", "seg_h", "seg_v"):
+            object.__setattr__(self, f"flat_{name}", flat_indices(getattr(self, name)))
+
+
+def flat_indices(kinds: np.ndarray) -> np.ndarray:
+    """(M, E) indices into a table of shape (kinds + 1, *kinds.shape[1:]) raveled: for
+    each move, element e of its row ``kind + 1`` (kind -1 is row 0)."""
+    m, e = len(kinds), int(np.prod(kinds.shape[1:]))
+    return ((kinds.reshape(m, e).astype(np.intp) + 1) * e + np.arange(e, dtype=np.intp))
 
 
 @lru_cache(maxsize=32)
@@ -328,10 +343,10 @@ def _table(q: np.ndarray, probs: tuple[float, ...]) -> np.ndarray:
     return np.where(seen, x * np.log(p) + (1 - x) * np.log(1 - p), 0.0)
 
 
-def _gather(table: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-    """(M,) sum over elements of ``table[kind + 1]`` for each move's kinds (M, ...)."""
-    idx = np.indices(kinds.shape[1:])
-    return table[(kinds.astype(np.intp) + 1, *idx)].reshape(len(kinds), -1).sum(axis=1)
+def _gather(table: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """(M,) sum over elements of ``table[kind + 1]`` for each move's kinds, given as
+    their ``flat_indices`` (M, E): one take from the raveled table, then a sum a row."""
+    return table.reshape(-1)[flat].sum(axis=1)
 
 
 def _quarter_masks() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -368,9 +383,9 @@ def scores(ev: Evidence, cfg: ProofConfig,
     pos = _table(ev.bright, (lk.bright_unknown, border, lk.bright_cell, lk.bright_light))
     seg = (lk.ridge_unknown, lk.ridge_none, lk.ridge_line)
     masks = within or (True, True, True)
-    out = _gather(pos * masks[0], lay.kinds)
-    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, lay.seg_h, masks[1]),
-                                (ev.ridge_v, ev.weight_v, lay.seg_v, masks[2])):
+    out = _gather(pos * masks[0], lay.flat_kinds)
+    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, lay.flat_seg_h, masks[1]),
+                                (ev.ridge_v, ev.weight_v, lay.flat_seg_v, masks[2])):
         table = _table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
         out = out + _gather(table * mask, kinds)
     return out
