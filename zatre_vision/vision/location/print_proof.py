@@ -372,23 +372,33 @@ QUARTERS = _quarter_masks()
 PERI = PrintExpectation()
 
 
-def scores(ev: Evidence, cfg: ProofConfig,
-           within: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-           expect: PrintExpectation = PERI) -> np.ndarray:
-    """(M,) log-likelihood of the evidence if the print ``expect`` lay at each of
-    MOVES; only the positions and segments ``within`` (masks as QUARTERS') where given."""
+def likelihood_tables(ev: Evidence, cfg: ProofConfig, border_bright: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The evidence's log-likelihood under each kind (``_table``): of the positions, for
+    a print whose border is bright or not, and of the horizontal and vertical segments,
+    each weighted by how dark its two sides are. Every move and print shares them."""
     lk = cfg.likelihoods
-    lay = layout(expect.zones)
-    border = lk.bright_border_bright if expect.border_bright else lk.bright_border
+    border = lk.bright_border_bright if border_bright else lk.bright_border
     pos = _table(ev.bright, (lk.bright_unknown, border, lk.bright_cell, lk.bright_light))
     seg = (lk.ridge_unknown, lk.ridge_none, lk.ridge_line)
+    h, v = (_table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
+            for q, wgt in ((ev.ridge_h, ev.weight_h), (ev.ridge_v, ev.weight_v)))
+    return pos, h, v
+
+
+def scores(ev: Evidence, cfg: ProofConfig,
+           within: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           expect: PrintExpectation = PERI,
+           tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """(M,) log-likelihood of the evidence if the print ``expect`` lay at each of
+    MOVES; only the positions and segments ``within`` (masks as QUARTERS') where given.
+    ``tables``: ``likelihood_tables`` for ``expect``'s border, where already made."""
+    lay = layout(expect.zones)
+    pos, h, v = tables or likelihood_tables(ev, cfg, expect.border_bright)
     masks = within or (True, True, True)
     out = _gather(pos * masks[0], lay.flat_kinds)
-    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, lay.flat_seg_h, masks[1]),
-                                (ev.ridge_v, ev.weight_v, lay.flat_seg_v, masks[2])):
-        table = _table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
-        out = out + _gather(table * mask, kinds)
-    return out
+    out = out + _gather(h * masks[1], lay.flat_seg_h)
+    return out + _gather(v * masks[2], lay.flat_seg_v)
 
 
 class Scorer:
@@ -401,13 +411,18 @@ class Scorer:
         self.ev, self.cfg = ev, cfg
         self._scores: dict[tuple, np.ndarray] = {}
         self._differing: dict[tuple, np.ndarray] = {}
+        self._tables: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def scores(self, expect: PrintExpectation, quarter: int | None = None) -> np.ndarray:
         """``scores`` of ``expect`` (within ``QUARTERS[quarter]`` where given)."""
         key = (expect.rule, quarter)
         if key not in self._scores:
             within = None if quarter is None else QUARTERS[quarter]
-            self._scores[key] = scores(self.ev, self.cfg, within, expect)
+            bright = expect.border_bright
+            if bright not in self._tables:
+                self._tables[bright] = likelihood_tables(self.ev, self.cfg, bright)
+            self._scores[key] = scores(self.ev, self.cfg, within, expect,
+                                       self._tables[bright])
         return self._scores[key]
 
     def differing(self, expect: PrintExpectation) -> np.ndarray:
