@@ -13,6 +13,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zatre_vision.synth.camera import SIDES, grid_in_frame, pushed_to_edge
 from zatre_vision.synth.config import SynthConfig
@@ -21,7 +23,13 @@ from zatre_vision.synth.scene import Renderer
 from zatre_vision.synth.tiles import sample_pose
 from zatre_vision.vision.geometry import CELL_NAMES
 from zatre_vision.vision.location.grid_fit import fit_from_corners, shifted
-from zatre_vision.vision.location.print_proof import SHIFTS, ProofConfig, prove
+from zatre_vision.vision.location.print_proof import (
+    SHIFTS,
+    ProofConfig,
+    _gather,
+    layout,
+    prove,
+)
 
 SIZE = (960, 720)
 SEED = 4301
@@ -186,3 +194,16 @@ def test_the_scorer_answers_as_the_functions_and_scores_each_rule_once():
     judge.alike(judge.likeliest(prints), prints)
     rules = {p.rule for p in prints}
     assert len(judge._scores) <= len(rules) * (1 + len(QUARTERS))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["kinds", "seg_h", "seg_v"]))
+def test_the_proofs_sum_over_each_moves_kinds_is_the_plain_one(seed, which):
+    """``_gather`` through the layout's flat indices: for each move, the sum of
+    ``table[kind + 1]`` over its elements, bit for bit as the plain fancy indexing."""
+    rng = np.random.default_rng(seed)
+    kinds = getattr(layout(), which)
+    table = rng.normal(size=(int(kinds.max()) + 2,) + kinds.shape[1:])
+    idx = np.indices(kinds.shape[1:])
+    plain = table[(kinds.astype(np.intp) + 1, *idx)].reshape(len(kinds), -1).sum(axis=1)
+    assert np.array_equal(_gather(table, getattr(layout(), f"flat_{which}")), plain)

@@ -21,6 +21,7 @@ a new one for every board variant.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,28 +61,36 @@ def _level(bgr: Iterable[float]) -> float:
     return 0.114 * b + 0.587 * g + 0.299 * r
 
 
-#: the cells' tone: its share of the world, the value (HSV) of plain or marble cells and
-#: of wood, and how the x2 cells differ (lighter, darker, another hue). Most editions
-#: print dark cells under light x2 cells; a mid tone (a wood-grain print, half as bright
-#: as its cream x2 cells) fills the gap between dark and light, which the world left
-#: nearly empty before session 39
+class Tone(NamedTuple):
+    """One tone of the cells: its share of the world, the value (HSV) of plain or
+    marble cells and of wood, and how often the x2 cells are lighter, darker or of
+    another hue."""
+
+    share: float
+    value: tuple[float, float]
+    wood_value: tuple[float, float]
+    looks: tuple[float, float, float]
+
+
+#: Most editions print dark cells under light x2 cells; a mid tone (a wood-grain print,
+#: half as bright as its cream x2 cells) fills the gap between dark and light, which the
+#: world left nearly empty before session 39
 TONES = {
-    "dark": (0.65, (0.02, 0.3), (0.12, 0.4), (0.7, 0.1, 0.2)),
-    "mid": (0.15, (0.3, 0.6), (0.35, 0.65), (0.6, 0.2, 0.2)),
-    "light": (0.2, (0.6, 0.95), (0.5, 0.85), (0.2, 0.6, 0.2)),
+    "dark": Tone(0.65, (0.02, 0.3), (0.12, 0.4), (0.7, 0.1, 0.2)),
+    "mid": Tone(0.15, (0.3, 0.6), (0.35, 0.65), (0.6, 0.2, 0.2)),
+    "light": Tone(0.2, (0.6, 0.95), (0.5, 0.85), (0.2, 0.6, 0.2)),
 }
 
 
 def _draw(rng: np.random.Generator) -> BoardPrint:
-    tone = str(rng.choice(list(TONES), p=[t[0] for t in TONES.values()]))
-    _, value, wood_value, looks = TONES[tone]
+    tone = TONES[str(rng.choice(list(TONES), p=[t.share for t in TONES.values()]))]
     surface = str(rng.choice(["marble", "plain", "wood"], p=[0.4, 0.35, 0.25]))
     if surface == "wood":
         cells = _hsv_bgr(float(rng.uniform(15, 45)), float(rng.uniform(0.35, 0.8)),
-                         float(rng.uniform(*wood_value)))
+                         float(rng.uniform(*tone.wood_value)))
     else:
-        cells = _colour(rng, value, (0.0, 0.7))
-    look = rng.choice(["lighter", "darker", "hue"], p=list(looks))
+        cells = _colour(rng, tone.value, (0.0, 0.7))
+    look = rng.choice(["lighter", "darker", "hue"], p=list(tone.looks))
     cell_level = _level(cells)
     if look == "lighter" and cell_level > 170:     # no room above: the other way
         look = "darker"

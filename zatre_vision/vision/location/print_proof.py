@@ -37,7 +37,7 @@ whole move explains the evidence best (``Scorer.likeliest``), and the proof name
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -179,11 +179,26 @@ def _segment_kinds(kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @dataclass(frozen=True)
 class Layout:
     """Per move (MOVES order): position kinds (M, N, N), horizontal and vertical
-    segment kinds (M, N+1, N) and (M, N, N+1), for one print's zones."""
+    segment kinds (M, N+1, N) and (M, N, N+1), for one print's zones; and each as the
+    flat indices ``_gather`` takes (``flat_indices``), made once with the layout."""
 
     kinds: np.ndarray
     seg_h: np.ndarray
     seg_v: np.ndarray
+    flat_kinds: np.ndarray = field(init=False, repr=False, compare=False)
+    flat_seg_h: np.ndarray = field(init=False, repr=False, compare=False)
+    flat_seg_v: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("kinds", "seg_h", "seg_v"):
+            object.__setattr__(self, f"flat_{name}", flat_indices(getattr(self, name)))
+
+
+def flat_indices(kinds: np.ndarray) -> np.ndarray:
+    """(M, E) indices into a table of shape (kinds + 1, *kinds.shape[1:]) raveled: for
+    each move, element e of its row ``kind + 1`` (kind -1 is row 0)."""
+    m, e = len(kinds), int(np.prod(kinds.shape[1:]))
+    return ((kinds.reshape(m, e).astype(np.intp) + 1) * e + np.arange(e, dtype=np.intp))
 
 
 @lru_cache(maxsize=32)
@@ -328,10 +343,10 @@ def _table(q: np.ndarray, probs: tuple[float, ...]) -> np.ndarray:
     return np.where(seen, x * np.log(p) + (1 - x) * np.log(1 - p), 0.0)
 
 
-def _gather(table: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-    """(M,) sum over elements of ``table[kind + 1]`` for each move's kinds (M, ...)."""
-    idx = np.indices(kinds.shape[1:])
-    return table[(kinds.astype(np.intp) + 1, *idx)].reshape(len(kinds), -1).sum(axis=1)
+def _gather(table: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """(M,) sum over elements of ``table[kind + 1]`` for each move's kinds, given as
+    their ``flat_indices`` (M, E): one take from the raveled table, then a sum a row."""
+    return table.reshape(-1)[flat].sum(axis=1)
 
 
 def _quarter_masks() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -357,23 +372,33 @@ QUARTERS = _quarter_masks()
 PERI = PrintExpectation()
 
 
-def scores(ev: Evidence, cfg: ProofConfig,
-           within: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-           expect: PrintExpectation = PERI) -> np.ndarray:
-    """(M,) log-likelihood of the evidence if the print ``expect`` lay at each of
-    MOVES; only the positions and segments ``within`` (masks as QUARTERS') where given."""
+def likelihood_tables(ev: Evidence, cfg: ProofConfig, border_bright: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The evidence's log-likelihood under each kind (``_table``): of the positions, for
+    a print whose border is bright or not, and of the horizontal and vertical segments,
+    each weighted by how dark its two sides are. Every move and print shares them."""
     lk = cfg.likelihoods
-    lay = layout(expect.zones)
-    border = lk.bright_border_bright if expect.border_bright else lk.bright_border
+    border = lk.bright_border_bright if border_bright else lk.bright_border
     pos = _table(ev.bright, (lk.bright_unknown, border, lk.bright_cell, lk.bright_light))
     seg = (lk.ridge_unknown, lk.ridge_none, lk.ridge_line)
+    h, v = (_table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
+            for q, wgt in ((ev.ridge_h, ev.weight_h), (ev.ridge_v, ev.weight_v)))
+    return pos, h, v
+
+
+def scores(ev: Evidence, cfg: ProofConfig,
+           within: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           expect: PrintExpectation = PERI,
+           tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """(M,) log-likelihood of the evidence if the print ``expect`` lay at each of
+    MOVES; only the positions and segments ``within`` (masks as QUARTERS') where given.
+    ``tables``: ``likelihood_tables`` for ``expect``'s border, where already made."""
+    lay = layout(expect.zones)
+    pos, h, v = tables or likelihood_tables(ev, cfg, expect.border_bright)
     masks = within or (True, True, True)
-    out = _gather(pos * masks[0], lay.kinds)
-    for q, wgt, kinds, mask in ((ev.ridge_h, ev.weight_h, lay.seg_h, masks[1]),
-                                (ev.ridge_v, ev.weight_v, lay.seg_v, masks[2])):
-        table = _table(np.where(np.isnan(wgt), np.nan, q), seg) * np.nan_to_num(wgt)
-        out = out + _gather(table * mask, kinds)
-    return out
+    out = _gather(pos * masks[0], lay.flat_kinds)
+    out = out + _gather(h * masks[1], lay.flat_seg_h)
+    return out + _gather(v * masks[2], lay.flat_seg_v)
 
 
 class Scorer:
@@ -386,13 +411,18 @@ class Scorer:
         self.ev, self.cfg = ev, cfg
         self._scores: dict[tuple, np.ndarray] = {}
         self._differing: dict[tuple, np.ndarray] = {}
+        self._tables: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def scores(self, expect: PrintExpectation, quarter: int | None = None) -> np.ndarray:
         """``scores`` of ``expect`` (within ``QUARTERS[quarter]`` where given)."""
         key = (expect.rule, quarter)
         if key not in self._scores:
             within = None if quarter is None else QUARTERS[quarter]
-            self._scores[key] = scores(self.ev, self.cfg, within, expect)
+            bright = expect.border_bright
+            if bright not in self._tables:
+                self._tables[bright] = likelihood_tables(self.ev, self.cfg, bright)
+            self._scores[key] = scores(self.ev, self.cfg, within, expect,
+                                       self._tables[bright])
         return self._scores[key]
 
     def differing(self, expect: PrintExpectation) -> np.ndarray:
